@@ -1,0 +1,155 @@
+//! Events: the observable truth of what an action did. Fixtures snapshot them, user
+//! interfaces animate them, tests assert on them.
+
+use serde_json::{Value, json};
+
+use crate::geometry::Square;
+use crate::outcome::Outcome;
+use crate::piece::{KindId, Side};
+use crate::variant::Variant;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A piece went from one square to another.
+    Moved {
+        side: Side,
+        kind: KindId,
+        from: Square,
+        to: Square,
+    },
+    /// A piece was removed by the opponent.
+    Captured {
+        side: Side,
+        kind: KindId,
+        square: Square,
+    },
+    /// A piece changed kind on promotion.
+    Promoted {
+        side: Side,
+        square: Square,
+        from: KindId,
+        to: KindId,
+    },
+    /// A castling moved the king and the rook.
+    Castled {
+        side: Side,
+        king_from: Square,
+        king_to: Square,
+        rook_from: Square,
+        rook_to: Square,
+    },
+    /// The game ended.
+    Ended { outcome: Outcome },
+}
+
+/// Where the core sends events while applying an action. Search and perft use
+/// [`NoEvents`], which compiles the events away.
+pub(crate) trait Sink {
+    const ON: bool;
+    fn push(&mut self, e: Event);
+}
+
+pub(crate) struct NoEvents;
+
+impl Sink for NoEvents {
+    const ON: bool = false;
+    #[inline(always)]
+    fn push(&mut self, _: Event) {}
+}
+
+impl Sink for Vec<Event> {
+    const ON: bool = true;
+    fn push(&mut self, e: Event) {
+        Vec::push(self, e)
+    }
+}
+
+impl Event {
+    /// The event as JSON, with names in the variant's words.
+    pub fn to_json(&self, v: &Variant) -> Value {
+        let sq = |s: &Square| v.square_name(*s);
+        let kind = |k: &KindId| v.kind(*k).name.clone();
+        match self {
+            Event::Moved {
+                side,
+                kind: k,
+                from,
+                to,
+            } => {
+                json!({"event": "moved", "side": side.name(), "kind": kind(k), "from": sq(from), "to": sq(to)})
+            }
+            Event::Captured {
+                side,
+                kind: k,
+                square,
+            } => {
+                json!({"event": "captured", "side": side.name(), "kind": kind(k), "square": sq(square)})
+            }
+            Event::Promoted {
+                side,
+                square,
+                from,
+                to,
+            } => json!({
+                "event": "promoted", "side": side.name(), "square": sq(square), "from": kind(from), "to": kind(to)
+            }),
+            Event::Castled {
+                side,
+                king_from,
+                king_to,
+                rook_from,
+                rook_to,
+            } => json!({
+                "event": "castled", "side": side.name(),
+                "king": [sq(king_from), sq(king_to)], "rook": [sq(rook_from), sq(rook_to)]
+            }),
+            Event::Ended { outcome } => json!({"event": "ended", "outcome": outcome.to_json()}),
+        }
+    }
+
+    /// One line of text, for traces and the terminal.
+    pub fn describe(&self, v: &Variant) -> String {
+        let sq = |s: &Square| v.square_name(*s);
+        let kind = |k: &KindId| v.kind(*k).name.clone();
+        match self {
+            Event::Moved {
+                side,
+                kind: k,
+                from,
+                to,
+            } => format!("{side} {} {}-{}", kind(k), sq(from), sq(to)),
+            Event::Captured {
+                side,
+                kind: k,
+                square,
+            } => format!("{side} {} captured on {}", kind(k), sq(square)),
+            Event::Promoted {
+                side,
+                square,
+                from,
+                to,
+            } => {
+                format!(
+                    "{side} {} on {} promoted to {}",
+                    kind(from),
+                    sq(square),
+                    kind(to)
+                )
+            }
+            Event::Castled {
+                side,
+                king_from,
+                king_to,
+                rook_from,
+                rook_to,
+            } => format!(
+                "{side} castled: king {}-{}, rook {}-{}",
+                sq(king_from),
+                sq(king_to),
+                sq(rook_from),
+                sq(rook_to)
+            ),
+            Event::Ended { outcome } => format!("game over: {}", outcome.describe()),
+        }
+    }
+}

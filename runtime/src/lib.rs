@@ -1,0 +1,36 @@
+//! # varia — a rules runtime for chess variants
+//!
+//! A variant is a folder of data (`variant.toml`) and, optionally, scripts. This crate
+//! loads it ([`Variant::load`]), and plays it ([`Game`]): legal actions, applying them
+//! with events, outcomes, undo, FEN and JSON snapshots, perft.
+//!
+//! ```
+//! use varia::{Game, Variant};
+//! let standard = Variant::load("standard").unwrap();
+//! let mut game = Game::new(standard);
+//! game.play("e2-e4").unwrap();
+//! assert_eq!(game.legal_actions().len(), 20);
+//! ```
+
+pub mod action;
+pub mod bits;
+pub mod error;
+pub mod event;
+pub mod game;
+pub mod geometry;
+pub(crate) mod movegen;
+pub mod notation;
+pub mod outcome;
+pub mod piece;
+pub(crate) mod position;
+pub mod variant;
+
+pub use action::{Action, ActionKind};
+pub use error::{LoadError, Problem};
+pub use event::Event;
+pub use game::{Game, RuleError};
+pub use geometry::{Geometry, Square};
+pub use notation::fen::{FenError, Setup};
+pub use outcome::{GameResult, Outcome, Reason};
+pub use piece::{KindId, Piece, Side};
+pub use variant::Variant;

@@ -1,0 +1,408 @@
+//! Legal move generation for any variant the tables describe.
+//!
+//! Pseudo-legal targets come from the atoms' tables. Legality (when `rules.check` is
+//! on) takes one of two paths:
+//! - **fast**: with one royal piece and only plain attackers near it, checkers and
+//!   pins are found once per position and each move is tested with a mask;
+//! - **exact**: otherwise (several royals, a silenced shooter aimed at the king, an
+//!   en-passant capture, a shot), the move is applied to a copy and the royal pieces
+//!   are tested for attack.
+//!
+//! Both paths accept exactly the same moves; the fast one only skips work.
+
+pub(crate) mod tables;
+
+use crate::action::{Action, ActionKind};
+use crate::bits::Bits;
+use crate::event::NoEvents;
+use crate::geometry::Square;
+use crate::piece::MAX_KINDS;
+use crate::position::{Position, kind_of};
+use crate::variant::{Mode, Shape};
+use tables::{CAtom, Tables};
+
+/// The squares an atom reaches from `from` with occupancy `occ` (before the mode and
+/// capture rules are applied).
+#[inline(always)]
+pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -> B {
+    if a.shape != Shape::Slide {
+        return a.table[from];
+    }
+    let mut out = B::EMPTY;
+    for (i, &d) in a.dirs.iter().enumerate() {
+        let ray = a.table[i * t.nsq + from];
+        let blockers = ray & occ;
+        out |= if blockers.is_empty() {
+            ray
+        } else {
+            let b = if t.positive[d as usize] {
+                blockers.lsb()
+            } else {
+                blockers.msb()
+            };
+            ray & !t.ray(d, b)
+        };
+    }
+    out
+}
+
+const MAX_PINS: usize = 16;
+
+/// How moves are checked for leaving a royal piece attacked.
+enum Guard<B: Bits> {
+    /// No check rule (or no royal piece): every move is legal.
+    Off,
+    /// Apply and test each move.
+    Exact,
+    Fast(Box<FastGuard<B>>),
+}
+
+struct FastGuard<B: Bits> {
+    checkers: B,
+    /// With one checker: the squares where a move resolves it (capture or block).
+    evasion: B,
+    pinned: B,
+    pins: [(usize, B); MAX_PINS],
+    npins: usize,
+}
+
+impl<B: Bits> FastGuard<B> {
+    #[inline(always)]
+    fn pin_line(&self, sq: usize) -> B {
+        for &(s, line) in &self.pins[..self.npins] {
+            if s == sq {
+                return line;
+            }
+        }
+        B::EMPTY
+    }
+}
+
+impl<B: Bits> Guard<B> {
+    fn new(pos: &Position<B>, t: &Tables<B>, check: bool) -> Self {
+        if !check {
+            return Guard::Off;
+        }
+        let us = pos.stm;
+        let them = us.opponent();
+        let royals = pos.royals(t, us);
+        if royals.is_empty() {
+            return Guard::Off;
+        }
+        if royals.more_than_one() || t.slide_attacks[them.index()].len() > MAX_PINS {
+            return Guard::Exact;
+        }
+        let king = royals.lsb();
+        let active_enemy = pos.by_side[them.index()] & !pos.inactive;
+        // A conditional attacker (e.g. a shooter that adjacency silences) aimed at the king:
+        // whether it gives check can change with any move, so test each move.
+        let mut cond = t.cond_attackers[them.index()];
+        while cond != 0 {
+            let k = cond.trailing_zeros() as usize;
+            cond &= cond - 1;
+            if (t.kinds[them.index()][k].rev_cond[king] & pos.by_kind[k] & active_enemy).any() {
+                return Guard::Exact;
+            }
+        }
+        let occ = pos.occupied();
+        let own = pos.by_side[us.index()];
+        let checkers = pos.attackers(t, king, them, occ);
+        let mut g = FastGuard {
+            checkers,
+            evasion: checkers,
+            pinned: B::EMPTY,
+            pins: [(0, B::EMPTY); MAX_PINS],
+            npins: 0,
+        };
+        let mut leap_checkers = B::EMPTY;
+        if checkers.any() {
+            let mut ks = t.leap_attackers[them.index()];
+            while ks != 0 {
+                let k = ks.trailing_zeros() as usize;
+                ks &= ks - 1;
+                leap_checkers |= t.kinds[them.index()][k].rev_leap[king] & pos.by_kind[k];
+            }
+            leap_checkers &= checkers;
+        }
+        for da in &t.slide_attacks[them.index()] {
+            let ray = t.ray(da.scan, king);
+            let blockers = ray & occ;
+            if blockers.is_empty() {
+                continue;
+            }
+            let pos_dir = t.positive[da.scan as usize];
+            let b1 = if pos_dir {
+                blockers.lsb()
+            } else {
+                blockers.msb()
+            };
+            if checkers.has(b1) {
+                if !leap_checkers.has(b1) {
+                    g.evasion |= ray & !t.ray(da.scan, b1);
+                }
+                continue;
+            }
+            if !own.has(b1) {
+                continue;
+            }
+            let rest = t.ray(da.scan, b1) & occ;
+            if rest.is_empty() {
+                continue;
+            }
+            let b2 = if pos_dir { rest.lsb() } else { rest.msb() };
+            if !active_enemy.has(b2) {
+                continue;
+            }
+            let k2 = kind_of(pos.code(b2));
+            if da.kinds & (1 << k2) == 0 {
+                continue;
+            }
+            if da.limited && da.range[k2] != 0 {
+                let (dx, dy) = t.dirs[da.scan as usize];
+                let d = t.geo.distance(Square(king as u8), Square(b2 as u8)) as u32;
+                if d / (dx.unsigned_abs().max(dy.unsigned_abs()) as u32) > da.range[k2] as u32 {
+                    continue;
+                }
+            }
+            g.pinned = g.pinned.with(b1);
+            g.pins[g.npins] = (b1, ray & !t.ray(da.scan, b2));
+            g.npins += 1;
+        }
+        Guard::Fast(Box::new(g))
+    }
+
+    /// Whether `a` (by a piece of kind `kind`) leaves no royal piece of the mover attacked.
+    #[inline(always)]
+    fn allows(&self, pos: &Position<B>, t: &Tables<B>, a: Action, royal: bool) -> bool {
+        match self {
+            Guard::Off => true,
+            Guard::Exact => exact(pos, t, a),
+            Guard::Fast(g) => {
+                let (from, to) = (a.from.index(), a.to.index());
+                if royal {
+                    if a.kind == ActionKind::Shot {
+                        return exact(pos, t, a);
+                    }
+                    let them = pos.stm.opponent();
+                    let occ = (pos.occupied() ^ B::bit(from)) | B::bit(to);
+                    if pos.attackers(t, to, them, occ).any() {
+                        return false;
+                    }
+                    let mut cond = t.cond_attackers[them.index()];
+                    while cond != 0 {
+                        let k = cond.trailing_zeros() as usize;
+                        cond &= cond - 1;
+                        if (t.kinds[them.index()][k].rev_cond[to] & pos.pieces(them, k)).any() {
+                            return exact(pos, t, a);
+                        }
+                    }
+                    true
+                } else {
+                    match a.kind {
+                        ActionKind::EnPassant | ActionKind::Shot => exact(pos, t, a),
+                        _ => {
+                            if g.checkers.any()
+                                && (g.checkers.more_than_one() || !g.evasion.has(to))
+                            {
+                                return false;
+                            }
+                            !g.pinned.has(from) || g.pin_line(from).has(to)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Applies `a` to a copy and tests the mover's royal pieces.
+fn exact<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Action) -> bool {
+    let mut p = pos.clone();
+    p.make(t, a, &mut NoEvents);
+    !p.royal_attacked(t, pos.stm)
+}
+
+/// Appends every legal action of the side to move to `out`.
+pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out: &mut Vec<Action>) {
+    let us = pos.stm;
+    let s = us.index();
+    let them = us.opponent();
+    let occ = pos.occupied();
+    let own = pos.by_side[s];
+    let enemy = pos.by_side[them.index()];
+    let guard = Guard::new(pos, t, check);
+
+    for k in 0..t.kinds[s].len().min(MAX_KINDS) {
+        let pcs = pos.by_kind[k] & own & !pos.inactive;
+        if pcs.is_empty() {
+            continue;
+        }
+        let kt = &t.kinds[s][k];
+        let royal = t.royal & (1 << k) != 0;
+        let zone = t.promo_zone[s][k];
+        let promos: &[crate::piece::KindId] = if zone.any() { &t.promo_to[k] } else { &[] };
+        for from in pcs.iter() {
+            let fsq = Square(from as u8);
+            let mut seen = B::EMPTY;
+            let mut seen_shot = B::EMPTY;
+            let mut push = |to: usize, kind: ActionKind| {
+                let a = Action::new(fsq, Square(to as u8), kind);
+                if !guard.allows(pos, t, a, royal) {
+                    return;
+                }
+                if kind != ActionKind::Shot && zone.has(to) {
+                    for &p in promos {
+                        out.push(a.promoting(p));
+                    }
+                } else {
+                    out.push(a);
+                }
+            };
+            for a in &kt.atoms {
+                if !a.from.has(from) || (a.silenced && (t.adjacent[from] & enemy).any()) {
+                    continue;
+                }
+                let r = reach(t, a, from, occ);
+                let mut capt = if a.mode != Mode::Move {
+                    r & enemy
+                } else {
+                    B::EMPTY
+                };
+                if a.cannot_capture != 0 {
+                    let mut ks = a.cannot_capture;
+                    while ks != 0 {
+                        let ck = ks.trailing_zeros() as usize;
+                        ks &= ks - 1;
+                        capt &= !pos.by_kind[ck];
+                    }
+                }
+                let quiet = if a.mode != Mode::Capture {
+                    r & !occ
+                } else {
+                    B::EMPTY
+                };
+                if a.ranged {
+                    let shots = capt & !seen_shot;
+                    seen_shot |= shots;
+                    for to in shots.iter() {
+                        push(to, ActionKind::Shot);
+                    }
+                    let q = quiet & !seen;
+                    seen |= q;
+                    for to in q.iter() {
+                        push(to, ActionKind::Normal);
+                    }
+                    continue;
+                }
+                let targets = (capt | quiet) & !seen;
+                seen |= targets;
+                let kind = if a.creates_ep {
+                    ActionKind::Skip
+                } else {
+                    ActionKind::Normal
+                };
+                for to in targets.iter() {
+                    push(to, kind);
+                }
+                if a.captures_ep && pos.ep.any() {
+                    let eps = r & pos.ep & !seen;
+                    seen |= eps;
+                    for to in eps.iter() {
+                        push(to, ActionKind::EnPassant);
+                    }
+                }
+            }
+        }
+    }
+
+    castling(pos, t, check, &guard, out);
+}
+
+fn castling<B: Bits>(
+    pos: &Position<B>,
+    t: &Tables<B>,
+    check: bool,
+    guard: &Guard<B>,
+    out: &mut Vec<Action>,
+) {
+    if pos.castling == 0 {
+        return;
+    }
+    let us = pos.stm;
+    let them = us.opponent();
+    let occ = pos.occupied();
+    for (i, c) in t.castles.iter().enumerate() {
+        if c.side != us || pos.castling & (1 << i) == 0 {
+            continue;
+        }
+        let lifted = occ & !B::bit(c.king) & !B::bit(c.rook);
+        if (c.empty & lifted).any() || pos.inactive.has(c.king) || pos.inactive.has(c.rook) {
+            continue;
+        }
+        let king_code = pos.code(c.king);
+        let safe = c.safe.iter().all(|&s| {
+            let occ_s = (occ & !B::bit(c.king)) | B::bit(s);
+            if pos.attackers(t, s, them, occ_s).any() {
+                return false;
+            }
+            if t.cond_attackers[them.index()] == 0 {
+                return true;
+            }
+            // Judge conditional attackers with the king really standing on `s`.
+            let mut p = pos.clone();
+            p.by_side[us.index()] = (p.by_side[us.index()] & !B::bit(c.king)) | B::bit(s);
+            p.board.as_mut()[c.king] = 0;
+            p.board.as_mut()[s] = king_code;
+            !p.cond_attacked(t, s, them, kind_of(king_code))
+        });
+        if !safe {
+            continue;
+        }
+        let a = Action::new(
+            Square(c.king as u8),
+            Square(c.king_to as u8),
+            ActionKind::Castle(i as u8),
+        );
+        if check && matches!(guard, Guard::Exact) && !exact(pos, t, a) {
+            continue;
+        }
+        out.push(a);
+    }
+}
+
+/// Whether the side to move has a royal piece under attack.
+pub(crate) fn in_check<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> bool {
+    pos.royal_attacked(t, pos.stm)
+}
+
+/// Counts the leaves of the legal-move tree to `depth` (depth-1 nodes are counted in
+/// bulk, as most perft tools do).
+pub(crate) fn perft<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, depth: u32) -> u64 {
+    let mut lists: Vec<Vec<Action>> = (0..depth.max(1)).map(|_| Vec::with_capacity(256)).collect();
+    perft_inner(pos, t, check, depth, &mut lists)
+}
+
+fn perft_inner<B: Bits>(
+    pos: &Position<B>,
+    t: &Tables<B>,
+    check: bool,
+    depth: u32,
+    lists: &mut [Vec<Action>],
+) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let (list, rest) = lists.split_first_mut().unwrap();
+    list.clear();
+    legal(pos, t, check, list);
+    if depth == 1 {
+        return list.len() as u64;
+    }
+    let mut n = 0;
+    for &a in list.iter() {
+        let mut p = pos.clone();
+        p.make(t, a, &mut NoEvents);
+        n += perft_inner(&p, t, check, depth - 1, rest);
+    }
+    n
+}

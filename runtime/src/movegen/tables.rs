@@ -1,0 +1,445 @@
+//! Precomputed tables: every movement atom of every kind, for each side and square,
+//! turned into square sets once at load time, so move generation is table lookups and
+//! a few bit operations whatever the variant says.
+//!
+//! Slides use the "classical" ray method, which works for any direction vector and any
+//! board width: the ray from a square, cut just past its first blocker.
+
+use crate::bits::{Bits, Wide};
+use crate::geometry::{Geometry, Offset, Square};
+use crate::piece::{CODES, MAX_KINDS, Side};
+use crate::variant::{AnyTables, Mode, Shape, Variant};
+
+#[derive(Debug)]
+pub(crate) struct Tables<B: Bits> {
+    pub geo: Geometry,
+    pub nsq: usize,
+    /// Every square of the board.
+    pub all: B,
+    /// `[sq]`: the (up to 8) neighbours of a square.
+    pub adjacent: Vec<B>,
+    /// Slide directions in use (and their opposites, for looking back from a target).
+    pub dirs: Vec<Offset>,
+    pub positive: Vec<bool>,
+    /// `rays[dir * nsq + sq]`: the squares from `sq` along `dir`, unlimited.
+    pub rays: Vec<B>,
+    /// `[side][kind]`.
+    pub kinds: [Vec<KindTables<B>>; 2],
+    /// Unconditional slide attacks of each side, grouped by direction.
+    pub slide_attacks: [Vec<DirAttack>; 2],
+    /// Kinds with unconditional leap attacks (bit per kind), per side.
+    pub leap_attackers: [u32; 2],
+    /// Kinds with conditional attacks (silenced, partly immune targets…), per side.
+    pub cond_attackers: [u32; 2],
+    pub regions: Vec<[B; 2]>,
+    /// Per side and kind: where it promotes (empty if it does not).
+    pub promo_zone: [Vec<B>; 2],
+    /// Per kind: the kinds it may promote to.
+    pub promo_to: Vec<Vec<crate::piece::KindId>>,
+    /// Per square: the castling rights that survive a move from or to it.
+    pub castle_keep: Vec<u32>,
+    pub castles: Vec<CastleTables<B>>,
+    pub royal: u32,
+    pub progress: u32,
+    /// Whether the en-passant squares can be trimmed to those an enemy could take.
+    pub ep_trim: bool,
+    pub zobrist: Zobrist,
+}
+
+#[derive(Debug)]
+pub(crate) struct KindTables<B: Bits> {
+    pub atoms: Vec<CAtom<B>>,
+    /// `[sq]`: squares from which this kind's unconditional leap captures hit `sq`.
+    pub rev_leap: Vec<B>,
+    /// `[sq]`: squares from which its conditional captures could hit `sq` on an empty board.
+    pub rev_cond: Vec<B>,
+    /// `[sq]`: squares from which its en-passant captures hit `sq`.
+    pub rev_ep: Vec<B>,
+}
+
+/// A compiled movement atom for one side.
+#[derive(Debug)]
+pub(crate) struct CAtom<B: Bits> {
+    pub shape: Shape,
+    /// Leap/Farthest: targets per square. Slide: range-limited rays, `[i * nsq + sq]` for
+    /// the i-th of `dirs`.
+    pub table: Vec<B>,
+    pub dirs: Vec<u8>,
+    pub mode: Mode,
+    pub ranged: bool,
+    /// Squares it may be used from (all, unless the atom names a region).
+    pub from: B,
+    pub creates_ep: bool,
+    pub captures_ep: bool,
+    pub silenced: bool,
+    pub cannot_capture: u32,
+}
+
+/// Attackers along one direction: kinds that slide that way, looked for by scanning
+/// from the target along `scan` (the opposite direction).
+#[derive(Debug, Clone)]
+pub(crate) struct DirAttack {
+    pub scan: u8,
+    pub kinds: u32,
+    /// Per kind: the most steps (0 = unlimited).
+    pub range: [u8; MAX_KINDS],
+    pub limited: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct CastleTables<B: Bits> {
+    pub side: Side,
+    pub king: usize,
+    pub rook: usize,
+    pub king_to: usize,
+    pub rook_to: usize,
+    pub empty: B,
+    pub safe: Vec<usize>,
+}
+
+/// Random keys for position hashing, from a fixed seed: hashes are the same in every
+/// run and process.
+#[derive(Debug)]
+pub(crate) struct Zobrist {
+    /// `[code * nsq + sq]`.
+    pub piece: Vec<u64>,
+    pub side: u64,
+    pub castle: [u64; 32],
+    pub ep: Vec<u64>,
+    /// Pieces that may not act (waiting or frozen), per square.
+    pub inactive: Vec<u64>,
+    /// `[side][kind][count]` for reserves (graveyards), counts up to 15.
+    pub reserve: Vec<u64>,
+}
+
+impl Zobrist {
+    fn new(nsq: usize) -> Zobrist {
+        let mut state = 0x5eed_0f_7a_1a_u64;
+        let mut next = move || {
+            // SplitMix64: a fixed, documented generator; never change it silently.
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        Zobrist {
+            piece: (0..CODES * nsq).map(|_| next()).collect(),
+            side: next(),
+            castle: std::array::from_fn(|_| next()),
+            ep: (0..nsq).map(|_| next()).collect(),
+            inactive: (0..nsq).map(|_| next()).collect(),
+            reserve: (0..2 * MAX_KINDS * 16).map(|_| next()).collect(),
+        }
+    }
+}
+
+pub(crate) fn build_any(v: &Variant) -> AnyTables {
+    let n = v.geometry.len();
+    if n <= 64 {
+        AnyTables::Narrow(Box::new(Tables::<u64>::build(v)))
+    } else if n <= 128 {
+        AnyTables::Mid(Box::new(Tables::<u128>::build(v)))
+    } else {
+        AnyTables::Wide(Box::new(Tables::<Wide>::build(v)))
+    }
+}
+
+impl<B: Bits> Tables<B> {
+    /// A placeholder with no squares, replaced before the variant is used.
+    pub fn empty() -> Self {
+        Tables {
+            geo: Geometry { files: 1, ranks: 1 },
+            nsq: 0,
+            all: B::EMPTY,
+            adjacent: vec![],
+            dirs: vec![],
+            positive: vec![],
+            rays: vec![],
+            kinds: [vec![], vec![]],
+            slide_attacks: [vec![], vec![]],
+            leap_attackers: [0; 2],
+            cond_attackers: [0; 2],
+            regions: vec![],
+            promo_zone: [vec![], vec![]],
+            promo_to: vec![],
+            castle_keep: vec![],
+            castles: vec![],
+            royal: 0,
+            progress: 0,
+            ep_trim: true,
+            zobrist: Zobrist::new(0),
+        }
+    }
+
+    #[inline(always)]
+    pub fn ray(&self, dir: u8, sq: usize) -> B {
+        self.rays[dir as usize * self.nsq + sq]
+    }
+
+    fn set(&self, squares: impl IntoIterator<Item = Square>) -> B {
+        squares.into_iter().fold(B::EMPTY, |b, s| b.with(s.index()))
+    }
+
+    fn dir_index(dirs: &mut Vec<Offset>, d: Offset) -> u8 {
+        if let Some(i) = dirs.iter().position(|&x| x == d) {
+            return i as u8;
+        }
+        dirs.push(d);
+        (dirs.len() - 1) as u8
+    }
+
+    fn build(v: &Variant) -> Self {
+        let geo = v.geometry;
+        let nsq = geo.len();
+        let mut t = Tables::<B>::empty();
+        t.geo = geo;
+        t.nsq = nsq;
+        t.zobrist = Zobrist::new(nsq);
+        t.all = t.set(geo.squares());
+        let king: Vec<Offset> = vec![
+            (1, 0),
+            (-1, 0),
+            (0, 1),
+            (0, -1),
+            (1, 1),
+            (-1, 1),
+            (1, -1),
+            (-1, -1),
+        ];
+        t.adjacent = geo
+            .squares()
+            .map(|sq| t.set(king.iter().filter_map(|&d| geo.offset(sq, d))))
+            .collect();
+        t.royal = v
+            .kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.royal)
+            .fold(0, |m, (i, _)| m | 1 << i);
+        t.progress = v
+            .kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.progress)
+            .fold(0, |m, (i, _)| m | 1 << i);
+        t.regions = v
+            .regions
+            .iter()
+            .map(|r| [t.set(r.squares[0].clone()), t.set(r.squares[1].clone())])
+            .collect();
+
+        // Every slide direction, for both sides, with its opposite.
+        let flip = |side: Side, (x, y): Offset| if side == Side::White { (x, y) } else { (x, -y) };
+        let mut dirs = Vec::new();
+        for k in &v.kinds {
+            for a in k.atoms.iter().filter(|a| a.shape == Shape::Slide) {
+                for side in Side::BOTH {
+                    for &vec in &a.vectors {
+                        let d = flip(side, vec);
+                        Self::dir_index(&mut dirs, d);
+                        Self::dir_index(&mut dirs, (-d.0, -d.1));
+                    }
+                }
+            }
+        }
+        t.positive = dirs
+            .iter()
+            .map(|&(x, y)| y > 0 || (y == 0 && x > 0))
+            .collect();
+        t.rays = vec![B::EMPTY; dirs.len() * nsq];
+        for (d, &dv) in dirs.iter().enumerate() {
+            for sq in geo.squares() {
+                t.rays[d * nsq + sq.index()] = t.set(walk(geo, sq, dv, 0));
+            }
+        }
+        t.dirs = dirs;
+
+        let all_royal = t.royal;
+        for side in Side::BOTH {
+            let s = side.index();
+            let mut slide_attacks: Vec<DirAttack> = Vec::new();
+            for (ki, kind) in v.kinds.iter().enumerate() {
+                let mut kt = KindTables {
+                    atoms: Vec::new(),
+                    rev_leap: vec![B::EMPTY; nsq],
+                    rev_cond: vec![B::EMPTY; nsq],
+                    rev_ep: vec![B::EMPTY; nsq],
+                };
+                for a in &kind.atoms {
+                    let from = match a.from {
+                        Some(r) => t.regions[r][s],
+                        None => t.all,
+                    };
+                    let vectors: Vec<Offset> = a.vectors.iter().map(|&x| flip(side, x)).collect();
+                    let mut c = CAtom {
+                        shape: a.shape,
+                        table: Vec::new(),
+                        dirs: Vec::new(),
+                        mode: a.mode,
+                        ranged: a.ranged,
+                        from,
+                        creates_ep: a.creates_en_passant,
+                        captures_ep: a.captures_en_passant,
+                        silenced: a.silenced_by_adjacent_enemy,
+                        cannot_capture: a.cannot_capture,
+                    };
+                    match a.shape {
+                        Shape::Leap => {
+                            c.table = geo
+                                .squares()
+                                .map(|sq| t.set(vectors.iter().filter_map(|&d| geo.offset(sq, d))))
+                                .collect()
+                        }
+                        Shape::Farthest => {
+                            c.table = geo
+                                .squares()
+                                .map(|sq| {
+                                    t.set(
+                                        vectors
+                                            .iter()
+                                            .filter_map(|&d| walk(geo, sq, d, 0).last().copied()),
+                                    )
+                                })
+                                .collect()
+                        }
+                        Shape::Slide => {
+                            for &d in &vectors {
+                                c.dirs
+                                    .push(t.dirs.iter().position(|&x| x == d).unwrap() as u8);
+                                c.table.extend(
+                                    geo.squares().map(|sq| t.set(walk(geo, sq, d, a.range))),
+                                );
+                            }
+                        }
+                    }
+                    // How this atom counts for attacks on royal pieces.
+                    let immune_royals = a.cannot_capture & all_royal;
+                    let never_attacks = all_royal != 0 && immune_royals == all_royal;
+                    let conditional = a.silenced_by_adjacent_enemy
+                        || (immune_royals != 0 && !never_attacks)
+                        || (a.shape == Shape::Slide && a.from.is_some());
+                    if a.captures() && !never_attacks {
+                        if conditional {
+                            t.cond_attackers[s] |= 1 << ki;
+                            // Reach on an empty board, ignoring blockers.
+                            for f in from.iter() {
+                                let reach = if a.shape == Shape::Slide {
+                                    c.dirs
+                                        .iter()
+                                        .enumerate()
+                                        .fold(B::EMPTY, |acc, (i, _)| acc | c.table[i * nsq + f])
+                                } else {
+                                    c.table[f]
+                                };
+                                for to in reach.iter() {
+                                    kt.rev_cond[to] = kt.rev_cond[to].with(f);
+                                }
+                            }
+                        } else if a.shape == Shape::Slide {
+                            for &d in &c.dirs {
+                                let scan = t
+                                    .dirs
+                                    .iter()
+                                    .position(|&x| {
+                                        x == (-t.dirs[d as usize].0, -t.dirs[d as usize].1)
+                                    })
+                                    .unwrap() as u8;
+                                let entry = match slide_attacks.iter_mut().find(|e| e.scan == scan)
+                                {
+                                    Some(e) => e,
+                                    None => {
+                                        slide_attacks.push(DirAttack {
+                                            scan,
+                                            kinds: 0,
+                                            range: [0; MAX_KINDS],
+                                            limited: false,
+                                        });
+                                        slide_attacks.last_mut().unwrap()
+                                    }
+                                };
+                                // Two slide atoms of one kind along one direction: the longer wins.
+                                let old = entry.range[ki];
+                                let had = entry.kinds & (1 << ki) != 0;
+                                entry.range[ki] = if !had {
+                                    a.range
+                                } else if old == 0 || a.range == 0 {
+                                    0
+                                } else {
+                                    old.max(a.range)
+                                };
+                                entry.kinds |= 1 << ki;
+                                entry.limited |= entry.range[ki] != 0;
+                            }
+                        } else {
+                            t.leap_attackers[s] |= 1 << ki;
+                            for f in from.iter() {
+                                for to in c.table[f].iter() {
+                                    kt.rev_leap[to] = kt.rev_leap[to].with(f);
+                                }
+                            }
+                        }
+                    }
+                    if a.captures_en_passant {
+                        if a.shape == Shape::Slide {
+                            t.ep_trim = false;
+                        } else {
+                            for f in from.iter() {
+                                for to in c.table[f].iter() {
+                                    kt.rev_ep[to] = kt.rev_ep[to].with(f);
+                                }
+                            }
+                        }
+                    }
+                    kt.atoms.push(c);
+                }
+                t.kinds[s].push(kt);
+            }
+            t.slide_attacks[s] = slide_attacks;
+            t.promo_zone[s] = v
+                .kinds
+                .iter()
+                .map(|k| {
+                    k.promotion
+                        .as_ref()
+                        .map_or(B::EMPTY, |p| t.regions[p.zone][s])
+                })
+                .collect();
+        }
+
+        t.promo_to = v
+            .kinds
+            .iter()
+            .map(|k| k.promotion.as_ref().map_or(vec![], |p| p.to.clone()))
+            .collect();
+        t.castle_keep = vec![u32::MAX; nsq];
+        for (i, c) in v.castling.iter().enumerate() {
+            t.castle_keep[c.king.index()] &= !(1 << i);
+            t.castle_keep[c.rook.index()] &= !(1 << i);
+            t.castles.push(CastleTables {
+                side: c.side,
+                king: c.king.index(),
+                rook: c.rook.index(),
+                king_to: c.king_to.index(),
+                rook_to: c.rook_to.index(),
+                empty: t.set(c.empty.iter().copied()),
+                safe: c.safe.iter().map(|s| s.index()).collect(),
+            });
+        }
+        t
+    }
+}
+
+/// The squares from `sq` along `d`, at most `range` steps (0 = to the edge).
+fn walk(geo: Geometry, sq: Square, d: Offset, range: u8) -> Vec<Square> {
+    let mut out = Vec::new();
+    let mut s = sq;
+    while let Some(n) = geo.offset(s, d) {
+        out.push(n);
+        if range != 0 && out.len() >= range as usize {
+            break;
+        }
+        s = n;
+    }
+    out
+}

@@ -1,0 +1,284 @@
+//! FEN for rectangular boards of any size.
+//!
+//! Six fields as in chess: board, side to move, castling, en passant, halfmove clock,
+//! fullmove number. Extensions for larger boards and variants:
+//! - empty-square counts may have several digits (`10` on a 10-wide board);
+//! - the castling field uses each castling entry's letter (white upper case);
+//! - the en-passant field may list several squares, comma-separated (`e3,e4` after a
+//!   three-square pawn step).
+//!
+//! Trailing fields may be left out: they default to `w - - 0 1`.
+
+use thiserror::Error;
+
+use crate::geometry::Square;
+use crate::piece::{Piece, Side};
+use crate::variant::Variant;
+
+/// A position in width-independent form: what FEN and JSON snapshots describe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub pieces: Vec<(Square, Piece)>,
+    pub to_move: Side,
+    /// Bit i: castling entry i of the variant is available.
+    pub castling: u32,
+    pub en_passant: Vec<Square>,
+    /// The piece that an en-passant capture removes.
+    pub ep_victim: Option<Square>,
+    pub halfmove: u32,
+    pub fullmove: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FenError {
+    #[error(
+        "a FEN has at most 6 fields (board, side, castling, en passant, halfmove, fullmove); found {0}"
+    )]
+    Fields(usize),
+    #[error("the FEN is empty")]
+    Empty,
+    #[error("board field: {0}")]
+    Board(String),
+    #[error("side-to-move field: `{0}` is not `w` or `b`")]
+    Side(String),
+    #[error("castling field: {0}")]
+    Castling(String),
+    #[error("en-passant field: {0}")]
+    EnPassant(String),
+    #[error("{field} field: `{value}` is not a whole number")]
+    Counter { field: &'static str, value: String },
+}
+
+/// Reads a FEN for this variant.
+pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.is_empty() {
+        return Err(FenError::Empty);
+    }
+    if fields.len() > 6 {
+        return Err(FenError::Fields(fields.len()));
+    }
+    let g = v.geometry;
+    let pieces = parse_board(v, fields[0])?;
+
+    let to_move = match fields.get(1).copied().unwrap_or("w") {
+        "w" | "W" => Side::White,
+        "b" | "B" => Side::Black,
+        other => return Err(FenError::Side(other.into())),
+    };
+
+    let mut castling = 0u32;
+    let cf = fields.get(2).copied().unwrap_or("-");
+    if cf != "-" {
+        for c in cf.chars() {
+            let Some(i) = v.castling.iter().position(|e| e.right == c) else {
+                let known: String = v.castling.iter().map(|e| e.right).collect();
+                return Err(FenError::Castling(if known.is_empty() {
+                    format!("`{c}`: this variant has no castling (use `-`)")
+                } else {
+                    format!("`{c}` is not a castling right of this variant (known: {known})")
+                }));
+            };
+            let e = &v.castling[i];
+            let has = |sq: Square| pieces.iter().any(|&(s, p)| s == sq && p.side == e.side);
+            if !has(e.king) || !has(e.rook) {
+                return Err(FenError::Castling(format!(
+                    "`{c}` needs {} pieces on {} and {}",
+                    e.side,
+                    v.square_name(e.king),
+                    v.square_name(e.rook)
+                )));
+            }
+            castling |= 1 << i;
+        }
+    }
+
+    let mut en_passant = Vec::new();
+    let mut ep_victim = None;
+    let ef = fields.get(3).copied().unwrap_or("-");
+    if ef != "-" {
+        let mover = to_move.opponent();
+        let forward: i8 = if mover == Side::White { 1 } else { -1 };
+        for name in ef.split(',') {
+            let sq = g
+                .parse(name)
+                .map_err(|e| FenError::EnPassant(e.to_string()))?;
+            if pieces.iter().any(|&(s, _)| s == sq) {
+                return Err(FenError::EnPassant(format!(
+                    "{name} is occupied; an en-passant square is one a piece skipped"
+                )));
+            }
+            // The piece that skipped it stands further along the mover's forward direction.
+            let mut s = g.offset(sq, (0, forward));
+            let mut victim = None;
+            while let Some(x) = s {
+                if let Some(&(_, p)) = pieces.iter().find(|&&(q, _)| q == x) {
+                    if p.side == mover {
+                        victim = Some(x);
+                    }
+                    break;
+                }
+                s = g.offset(x, (0, forward));
+            }
+            let Some(victim) = victim else {
+                return Err(FenError::EnPassant(format!(
+                    "no {mover} piece stands beyond {name} to be taken en passant"
+                )));
+            };
+            if ep_victim.is_some_and(|v| v != victim) {
+                return Err(FenError::EnPassant(
+                    "the squares lead to different pieces".into(),
+                ));
+            }
+            ep_victim = Some(victim);
+            en_passant.push(sq);
+        }
+        en_passant.sort();
+    }
+
+    let counter = |i: usize, field: &'static str, default: u32| -> Result<u32, FenError> {
+        match fields.get(i) {
+            None => Ok(default),
+            Some(t) => t.parse().map_err(|_| FenError::Counter {
+                field,
+                value: t.to_string(),
+            }),
+        }
+    };
+    let halfmove = counter(4, "halfmove", 0)?;
+    let fullmove = counter(5, "fullmove", 1)?.max(1);
+    Ok(Setup {
+        pieces,
+        to_move,
+        castling,
+        en_passant,
+        ep_victim,
+        halfmove,
+        fullmove,
+    })
+}
+
+fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenError> {
+    let g = v.geometry;
+    let rows: Vec<&str> = field.split('/').collect();
+    if rows.len() != g.ranks as usize {
+        return Err(FenError::Board(format!(
+            "expected {} ranks separated by `/`, found {}",
+            g.ranks,
+            rows.len()
+        )));
+    }
+    let mut pieces = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let rank = g.ranks as usize - 1 - i;
+        let mut file = 0usize;
+        let mut digits = 0usize;
+        let mut count = 0usize;
+        let flush = |file: &mut usize, digits: &mut usize, count: &mut usize| {
+            *file += *count;
+            *digits = 0;
+            *count = 0;
+        };
+        for c in row.chars() {
+            if let Some(d) = c.to_digit(10) {
+                if digits == 0 && d == 0 {
+                    return Err(FenError::Board(format!(
+                        "rank {}: an empty count cannot start with 0",
+                        rank + 1
+                    )));
+                }
+                count = count * 10 + d as usize;
+                digits += 1;
+                continue;
+            }
+            flush(&mut file, &mut digits, &mut count);
+            let Some(kind) = v.kind_by_letter(c).filter(|_| c.is_ascii_alphabetic()) else {
+                let known: Vec<String> = v.kinds.iter().map(|k| k.letter.to_string()).collect();
+                return Err(FenError::Board(format!(
+                    "rank {}: `{c}` is not a piece letter of this variant (known: {})",
+                    rank + 1,
+                    known.join(" ")
+                )));
+            };
+            if file >= g.files as usize {
+                return Err(FenError::Board(format!(
+                    "rank {} has more than {} files",
+                    rank + 1,
+                    g.files
+                )));
+            }
+            let side = if c.is_ascii_uppercase() {
+                Side::White
+            } else {
+                Side::Black
+            };
+            pieces.push((
+                Square((rank * g.files as usize + file) as u8),
+                Piece::new(kind, side),
+            ));
+            file += 1;
+        }
+        flush(&mut file, &mut digits, &mut count);
+        if file != g.files as usize {
+            return Err(FenError::Board(format!(
+                "rank {} describes {file} files; the board has {}",
+                rank + 1,
+                g.files
+            )));
+        }
+    }
+    pieces.sort_by_key(|&(s, _)| s);
+    Ok(pieces)
+}
+
+/// Writes a FEN.
+pub fn write(v: &Variant, s: &Setup) -> String {
+    let g = v.geometry;
+    let mut board = String::new();
+    for rank in (0..g.ranks).rev() {
+        let mut empty = 0;
+        for file in 0..g.files {
+            let sq = Square(rank * g.files + file);
+            match s.pieces.iter().find(|&&(q, _)| q == sq) {
+                Some(&(_, p)) => {
+                    if empty > 0 {
+                        board.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    board.push(v.letter(p));
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            board.push_str(&empty.to_string());
+        }
+        if rank > 0 {
+            board.push('/');
+        }
+    }
+    let castling: String = v
+        .castling
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| s.castling & (1 << i) != 0)
+        .map(|(_, e)| e.right)
+        .collect();
+    let ep: Vec<String> = s.en_passant.iter().map(|&q| v.square_name(q)).collect();
+    format!(
+        "{board} {} {} {} {} {}",
+        if s.to_move == Side::White { "w" } else { "b" },
+        if castling.is_empty() {
+            "-".into()
+        } else {
+            castling
+        },
+        if ep.is_empty() {
+            "-".into()
+        } else {
+            ep.join(",")
+        },
+        s.halfmove,
+        s.fullmove
+    )
+}

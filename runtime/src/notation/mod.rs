@@ -1,0 +1,79 @@
+//! Text forms: actions (`e2-e4`, `e7-e8=Q`) and positions (FEN).
+//!
+//! An action is written `from-to`, case-insensitively; the dash may be left out
+//! (`e2e4`) or written `x` for a capture. A promotion adds `=X` with the new kind's
+//! letter. Castling is written as the king's move (`e1-g1`), a ranged shot as
+//! shooter-target (`b1-b3`).
+
+pub mod fen;
+
+use thiserror::Error;
+
+use crate::action::Action;
+use crate::geometry::Square;
+use crate::piece::KindId;
+use crate::variant::Variant;
+
+/// An action as written, before it is matched against the legal actions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub from: Square,
+    pub to: Square,
+    pub promotion: Option<KindId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("`{text}` is not a move: {why}")]
+pub struct NotationError {
+    pub text: String,
+    pub why: String,
+}
+
+/// Writes an action.
+pub fn format(v: &Variant, a: &Action) -> String {
+    let mut s = format!("{}-{}", v.square_name(a.from), v.square_name(a.to));
+    if let Some(p) = a.promotion {
+        s.push('=');
+        s.push(v.kind(p).letter);
+    }
+    s
+}
+
+/// Reads an action's text (it is not yet checked against the position).
+pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
+    let err = |why: String| NotationError {
+        text: text.to_string(),
+        why,
+    };
+    let t = text.trim();
+    let (body, promo) = match t.split_once('=') {
+        Some((b, p)) => (b, Some(p)),
+        None => (t, None),
+    };
+    let g = v.geometry;
+    let (from, rest) = g
+        .parse_prefix(body)
+        .map_err(|e| err(format!("{e} (expected from-to, like e2-e4)")))?;
+    let rest = rest.strip_prefix(['-', 'x', 'X']).unwrap_or(rest);
+    let to = g
+        .parse(rest)
+        .map_err(|e| err(format!("{e} (expected from-to, like e2-e4)")))?;
+    let promotion = match promo {
+        None => None,
+        Some(p) => {
+            let mut cs = p.chars();
+            match (cs.next(), cs.next()) {
+                (Some(c), None) => Some(
+                    v.kind_by_letter(c)
+                        .ok_or_else(|| err(format!("`{c}` is not a piece letter of {}", v.name)))?,
+                ),
+                _ => return Err(err(format!("`={p}` should be `=` and one piece letter"))),
+            }
+        }
+    };
+    Ok(Written {
+        from,
+        to,
+        promotion,
+    })
+}

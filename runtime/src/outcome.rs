@@ -1,0 +1,91 @@
+//! How a game ends: who won (or a draw), and why.
+
+use serde_json::{Value, json};
+
+use crate::piece::Side;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    Win(Side),
+    Draw,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// No legal move while in check.
+    Checkmate,
+    /// No legal move while not in check.
+    Stalemate,
+    /// `draws.no_progress_plies` passed without progress (the 50-move rule).
+    NoProgress,
+    /// The same position occurred `draws.repetition` times.
+    Repetition,
+    /// Neither side can win with the material left.
+    InsufficientMaterial,
+}
+
+impl Reason {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Checkmate => "checkmate",
+            Reason::Stalemate => "stalemate",
+            Reason::NoProgress => "no_progress",
+            Reason::Repetition => "repetition",
+            Reason::InsufficientMaterial => "insufficient_material",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Reason> {
+        [
+            Reason::Checkmate,
+            Reason::Stalemate,
+            Reason::NoProgress,
+            Reason::Repetition,
+            Reason::InsufficientMaterial,
+        ]
+        .into_iter()
+        .find(|r| r.name() == text)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub result: GameResult,
+    pub reason: Reason,
+}
+
+impl Outcome {
+    pub fn winner(&self) -> Option<Side> {
+        match self.result {
+            GameResult::Win(s) => Some(s),
+            GameResult::Draw => None,
+        }
+    }
+
+    /// `{"result": "win"|"draw", "winner": "white"|"black"|null, "reason": "checkmate"}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "result": if self.winner().is_some() { "win" } else { "draw" },
+            "winner": self.winner().map(Side::name),
+            "reason": self.reason.name(),
+        })
+    }
+
+    pub fn from_json(v: &Value) -> Option<Outcome> {
+        let reason = Reason::parse(v.get("reason")?.as_str()?)?;
+        let result = match v.get("result")?.as_str()? {
+            "draw" => GameResult::Draw,
+            "win" => GameResult::Win(Side::parse(v.get("winner")?.as_str()?)?),
+            _ => return None,
+        };
+        Some(Outcome { result, reason })
+    }
+
+    pub fn describe(&self) -> String {
+        let why = self.reason.name().replace('_', " ");
+        match self.result {
+            GameResult::Win(s) => format!("{s} wins by {why}"),
+            GameResult::Draw => format!("draw by {why}"),
+        }
+    }
+}

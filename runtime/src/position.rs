@@ -1,0 +1,393 @@
+//! The state of a two-sided board game at one moment, and how an action changes it.
+//!
+//! A position is plain data (`Clone` is a copy), generic over the board width. Square
+//! sets by side and by kind give fast move generation; the mailbox answers "what is
+//! on this square". The hash is kept incrementally for repetition detection.
+
+use crate::action::{Action, ActionKind};
+use crate::bits::Bits;
+use crate::event::{Event, Sink};
+use crate::geometry::Square;
+use crate::movegen::tables::Tables;
+use crate::notation::fen::Setup;
+use crate::piece::{KindId, MAX_KINDS, Piece, Side};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Position<B: Bits> {
+    pub by_side: [B; 2],
+    pub by_kind: [B; MAX_KINDS],
+    /// Piece codes by square (0 = empty); see [`Piece::code`].
+    pub board: B::Squares,
+    pub stm: Side,
+    /// Bit i: castling entry i is still available.
+    pub castling: u32,
+    /// Squares that may be taken en passant on this move.
+    pub ep: B,
+    /// The square of the piece an en-passant capture removes.
+    pub ep_victim: u8,
+    /// Plies since the last capture or progress move.
+    pub halfmove: u32,
+    pub fullmove: u32,
+    pub hash: u64,
+    /// Pieces that may not move, capture or attack this turn.
+    pub inactive: B,
+}
+
+#[inline(always)]
+pub(crate) fn kind_of(code: u8) -> usize {
+    ((code - 1) >> 1) as usize
+}
+
+impl<B: Bits> Position<B> {
+    pub fn from_setup(t: &Tables<B>, s: &Setup) -> Self {
+        let mut p = Position {
+            by_side: [B::EMPTY; 2],
+            by_kind: [B::EMPTY; MAX_KINDS],
+            board: B::empty_squares(),
+            stm: s.to_move,
+            castling: 0,
+            ep: B::EMPTY,
+            ep_victim: 0,
+            halfmove: s.halfmove,
+            fullmove: s.fullmove,
+            hash: 0,
+            inactive: B::EMPTY,
+        };
+        for &(sq, piece) in &s.pieces {
+            p.put(t, sq.index(), piece.code());
+        }
+        if p.stm == Side::Black {
+            p.hash ^= t.zobrist.side;
+        }
+        p.set_castling(t, s.castling);
+        for sq in &s.en_passant {
+            p.ep = p.ep.with(sq.index());
+            p.hash ^= t.zobrist.ep[sq.index()];
+        }
+        p.ep_victim = s.ep_victim.map_or(0, |v| v.0);
+        p
+    }
+
+    pub fn to_setup(&self) -> Setup {
+        let pieces = (0..self.board.as_ref().len())
+            .filter_map(|i| Piece::from_code(self.board.as_ref()[i]).map(|p| (Square(i as u8), p)))
+            .collect();
+        Setup {
+            pieces,
+            to_move: self.stm,
+            castling: self.castling,
+            en_passant: self.ep.iter().map(|s| Square(s as u8)).collect(),
+            ep_victim: self.ep.any().then_some(Square(self.ep_victim)),
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+        }
+    }
+
+    fn set_castling(&mut self, t: &Tables<B>, rights: u32) {
+        let mut changed = self.castling ^ rights;
+        while changed != 0 {
+            let i = changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            self.hash ^= t.zobrist.castle[i];
+        }
+        self.castling = rights;
+    }
+
+    #[inline(always)]
+    pub fn occupied(&self) -> B {
+        self.by_side[0] | self.by_side[1]
+    }
+
+    #[inline(always)]
+    pub fn pieces(&self, side: Side, kind: usize) -> B {
+        self.by_kind[kind] & self.by_side[side.index()]
+    }
+
+    #[inline(always)]
+    pub fn code(&self, sq: usize) -> u8 {
+        self.board.as_ref()[sq]
+    }
+
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        Piece::from_code(self.code(sq.index()))
+    }
+
+    /// Royal pieces of `side` (bit set of squares).
+    #[inline(always)]
+    pub fn royals(&self, t: &Tables<B>, side: Side) -> B {
+        let mut out = B::EMPTY;
+        let mut ks = t.royal;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            out |= self.by_kind[k];
+        }
+        out & self.by_side[side.index()]
+    }
+
+    #[inline(always)]
+    fn put(&mut self, t: &Tables<B>, sq: usize, code: u8) {
+        let b = B::bit(sq);
+        self.by_side[((code - 1) & 1) as usize] |= b;
+        self.by_kind[kind_of(code)] |= b;
+        self.board.as_mut()[sq] = code;
+        self.hash ^= t.zobrist.piece[code as usize * t.nsq + sq];
+    }
+
+    #[inline(always)]
+    fn remove(&mut self, t: &Tables<B>, sq: usize) -> u8 {
+        let code = self.board.as_ref()[sq];
+        let b = !B::bit(sq);
+        self.by_side[((code - 1) & 1) as usize] &= b;
+        self.by_kind[kind_of(code)] &= b;
+        self.board.as_mut()[sq] = 0;
+        self.hash ^= t.zobrist.piece[code as usize * t.nsq + sq];
+        code
+    }
+
+    /// Applies an action that move generation produced. Events go to `ev`.
+    pub fn make<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
+        let us = self.stm;
+        let from = a.from.index();
+        let to = a.to.index();
+        let code = self.code(from);
+        let kind = kind_of(code);
+        let mut progress = t.progress & (1 << kind) != 0;
+
+        if self.ep.any() {
+            for s in self.ep.iter() {
+                self.hash ^= t.zobrist.ep[s];
+            }
+            self.ep = B::EMPTY;
+        }
+        let rights = self.castling & t.castle_keep[from] & t.castle_keep[to];
+        if rights != self.castling {
+            self.set_castling(t, rights);
+        }
+
+        match a.kind {
+            ActionKind::Castle(i) => {
+                let c = &t.castles[i as usize];
+                let kc = self.remove(t, c.king);
+                let rc = self.remove(t, c.rook);
+                self.put(t, c.king_to, kc);
+                self.put(t, c.rook_to, rc);
+                if S::ON {
+                    ev.push(Event::Castled {
+                        side: us,
+                        king_from: Square(c.king as u8),
+                        king_to: Square(c.king_to as u8),
+                        rook_from: Square(c.rook as u8),
+                        rook_to: Square(c.rook_to as u8),
+                    });
+                }
+            }
+            ActionKind::Shot => {
+                let victim = self.remove(t, to);
+                progress = true;
+                if S::ON {
+                    ev.push(Event::Captured {
+                        side: us.opponent(),
+                        kind: KindId(kind_of(victim) as u8),
+                        square: a.to,
+                    });
+                }
+            }
+            ActionKind::EnPassant => {
+                let vsq = self.ep_victim as usize;
+                let victim = self.remove(t, vsq);
+                progress = true;
+                self.remove(t, from);
+                self.put(t, to, code);
+                if S::ON {
+                    ev.push(Event::Moved {
+                        side: us,
+                        kind: KindId(kind as u8),
+                        from: a.from,
+                        to: a.to,
+                    });
+                    ev.push(Event::Captured {
+                        side: us.opponent(),
+                        kind: KindId(kind_of(victim) as u8),
+                        square: Square(vsq as u8),
+                    });
+                }
+            }
+            ActionKind::Normal | ActionKind::Skip => {
+                let target = self.code(to);
+                if target != 0 {
+                    self.remove(t, to);
+                    progress = true;
+                }
+                self.remove(t, from);
+                self.put(t, to, code);
+                if S::ON {
+                    ev.push(Event::Moved {
+                        side: us,
+                        kind: KindId(kind as u8),
+                        from: a.from,
+                        to: a.to,
+                    });
+                    if target != 0 {
+                        ev.push(Event::Captured {
+                            side: us.opponent(),
+                            kind: KindId(kind_of(target) as u8),
+                            square: a.to,
+                        });
+                    }
+                }
+                if a.kind == ActionKind::Skip {
+                    self.set_skipped(t, from, to);
+                }
+            }
+        }
+
+        if let Some(p) = a.promotion {
+            self.remove(t, to);
+            self.put(t, to, Piece::new(p, us).code());
+            if S::ON {
+                ev.push(Event::Promoted {
+                    side: us,
+                    square: a.to,
+                    from: KindId(kind as u8),
+                    to: p,
+                });
+            }
+        }
+
+        self.halfmove = if progress { 0 } else { self.halfmove + 1 };
+        if us == Side::Black {
+            self.fullmove += 1;
+        }
+        self.stm = us.opponent();
+        self.hash ^= t.zobrist.side;
+    }
+
+    /// After a skipping move: the squares passed over become en-passant targets, kept
+    /// only where an enemy piece could take (so equal positions hash equally).
+    fn set_skipped(&mut self, t: &Tables<B>, from: usize, to: usize) {
+        let g = t.geo;
+        let (f, s) = (Square(from as u8), Square(to as u8));
+        let df = g.file(s) as i32 - g.file(f) as i32;
+        let dr = g.rank(s) as i32 - g.rank(f) as i32;
+        if df != 0 && dr != 0 && df.abs() != dr.abs() {
+            return;
+        }
+        let step = (df.signum() as i8, dr.signum() as i8);
+        let them = self.stm.opponent();
+        let mut sq = g.offset(f, step);
+        while let Some(x) = sq {
+            if x == s {
+                break;
+            }
+            let i = x.index();
+            let keep = !t.ep_trim
+                || (0..t.kinds[them.index()].len()).any(|k| {
+                    (t.kinds[them.index()][k].rev_ep[i] & self.pieces(them, k) & !self.inactive)
+                        .any()
+                });
+            if keep {
+                self.ep = self.ep.with(i);
+                self.hash ^= t.zobrist.ep[i];
+            }
+            sq = g.offset(x, step);
+        }
+        if self.ep.any() {
+            self.ep_victim = to as u8;
+        }
+    }
+
+    /// Pieces of `by` that attack `sq` through unconditional atoms, with `occ` as the
+    /// occupancy (which may differ from the board, e.g. with the king lifted).
+    #[inline]
+    pub fn attackers(&self, t: &Tables<B>, sq: usize, by: Side, occ: B) -> B {
+        let b = by.index();
+        let mine = self.by_side[b] & !self.inactive;
+        let mut out = B::EMPTY;
+        let mut ks = t.leap_attackers[b];
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            out |= t.kinds[b][k].rev_leap[sq] & self.by_kind[k];
+        }
+        out &= mine;
+        for da in &t.slide_attacks[b] {
+            let blockers = t.ray(da.scan, sq) & occ;
+            if blockers.is_empty() {
+                continue;
+            }
+            let at = if t.positive[da.scan as usize] {
+                blockers.lsb()
+            } else {
+                blockers.msb()
+            };
+            if !mine.has(at) {
+                continue;
+            }
+            let k = kind_of(self.code(at));
+            if da.kinds & (1 << k) == 0 {
+                continue;
+            }
+            if da.limited && da.range[k] != 0 && self.steps(t, sq, at, da.scan) > da.range[k] as u32
+            {
+                continue;
+            }
+            out = out.with(at);
+        }
+        out
+    }
+
+    /// The number of steps along direction `dir` from `a` to `b` (which lie on its line).
+    fn steps(&self, t: &Tables<B>, a: usize, b: usize, dir: u8) -> u32 {
+        let (dx, dy) = t.dirs[dir as usize];
+        let d = t.geo.distance(Square(a as u8), Square(b as u8)) as u32;
+        d / (dx.unsigned_abs().max(dy.unsigned_abs()) as u32)
+    }
+
+    /// Whether a piece of `by` attacks `sq` through a conditional atom (a silenced shot,
+    /// an atom some royal kinds are immune to…), judged on this very position against a
+    /// target of kind `target`.
+    pub fn cond_attacked(&self, t: &Tables<B>, sq: usize, by: Side, target: usize) -> bool {
+        let b = by.index();
+        let mut ks = t.cond_attackers[b];
+        let occ = self.occupied();
+        let enemies_of_by = self.by_side[by.opponent().index()];
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            let kt = &t.kinds[b][k];
+            for f in (kt.rev_cond[sq] & self.pieces(by, k) & !self.inactive).iter() {
+                for a in &kt.atoms {
+                    if a.mode == crate::variant::Mode::Move
+                        || !a.from.has(f)
+                        || a.cannot_capture & (1 << target) != 0
+                        || (a.silenced && (t.adjacent[f] & enemies_of_by).any())
+                    {
+                        continue;
+                    }
+                    if crate::movegen::reach(t, a, f, occ).has(sq) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether any royal piece of `side` is attacked, by any atom.
+    pub fn royal_attacked(&self, t: &Tables<B>, side: Side) -> bool {
+        let them = side.opponent();
+        let occ = self.occupied();
+        for sq in self.royals(t, side).iter() {
+            if self.attackers(t, sq, them, occ).any() {
+                return true;
+            }
+            if t.cond_attackers[them.index()] != 0
+                && self.cond_attacked(t, sq, them, kind_of(self.code(sq)))
+            {
+                return true;
+            }
+        }
+        false
+    }
+}

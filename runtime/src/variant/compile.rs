@@ -1,0 +1,831 @@
+//! From `variant.toml` text to a [`Variant`]: parse, check every name and number, and
+//! collect every problem with its place (not only the first), then build the tables.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use toml::Spanned;
+
+use super::schema::{self, VariantFile, VectorSpec};
+use super::*;
+use crate::error::{LoadError, Problem, line_col};
+use crate::piece::MAX_KINDS;
+
+/// Collects problems with their places in one file.
+pub(crate) struct Diagnostics<'a> {
+    pub text: &'a str,
+    pub file: &'a str,
+    pub problems: Vec<Problem>,
+}
+
+impl<'a> Diagnostics<'a> {
+    pub fn new(text: &'a str, file: &'a str) -> Self {
+        Diagnostics {
+            text,
+            file,
+            problems: Vec::new(),
+        }
+    }
+
+    pub fn at(&mut self, span: Range<usize>, message: impl Into<String>) {
+        let (line, col) = if span.is_empty() && span.start == 0 {
+            (0, 0)
+        } else {
+            line_col(self.text, span.start)
+        };
+        self.problems.push(Problem {
+            file: self.file.to_string(),
+            line,
+            col,
+            message: message.into(),
+        });
+    }
+
+    pub fn finish(mut self) -> Result<(), LoadError> {
+        if self.problems.is_empty() {
+            Ok(())
+        } else {
+            self.problems.sort_by_key(|p| (p.line, p.col));
+            Err(LoadError::Invalid {
+                problems: self.problems,
+            })
+        }
+    }
+}
+
+/// Turns a TOML parse error into a located problem, with a "did you mean" for
+/// misspelt keys.
+pub(crate) fn toml_problem(d: &mut Diagnostics, e: &toml::de::Error) {
+    let mut message = e.message().trim().to_string();
+    if let Some(hint) = did_you_mean(&message) {
+        message.push_str(&hint);
+    }
+    d.at(e.span().unwrap_or(0..0), message);
+}
+
+/// For "unknown field `x`, expected one of `a`, `b`", suggests the closest expected name.
+pub(crate) fn did_you_mean(message: &str) -> Option<String> {
+    let unknown = message.strip_prefix("unknown field `")?.split('`').next()?;
+    let expected: Vec<&str> = message
+        .split("expected")
+        .nth(1)?
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .collect();
+    let best = expected.iter().min_by_key(|c| edit_distance(unknown, c))?;
+    (edit_distance(unknown, best) <= unknown.len().max(2) / 2 + 1)
+        .then(|| format!(" (did you mean `{best}`?)"))
+}
+
+/// Levenshtein distance, for suggestions.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + (ca != *cb) as usize).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+pub(crate) fn compile(text: &str, file: &str, dir: Option<PathBuf>) -> Result<Variant, LoadError> {
+    let mut d = Diagnostics::new(text, file);
+    let spec: VariantFile = match toml::from_str(text) {
+        Ok(s) => s,
+        Err(e) => {
+            toml_problem(&mut d, &e);
+            return Err(d.finish().unwrap_err());
+        }
+    };
+    let default_name = dir
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "unnamed".into());
+    let variant = Compiler { d: &mut d }.build(spec, default_name, dir);
+    d.finish()?;
+    variant.ok_or_else(|| unreachable_problem(file))
+}
+
+fn unreachable_problem(file: &str) -> LoadError {
+    LoadError::Invalid {
+        problems: vec![Problem {
+            file: file.into(),
+            line: 0,
+            col: 0,
+            message: "the variant could not be built".into(),
+        }],
+    }
+}
+
+struct Compiler<'d, 'a> {
+    d: &'d mut Diagnostics<'a>,
+}
+
+impl Compiler<'_, '_> {
+    fn err(&mut self, span: Range<usize>, message: impl Into<String>) {
+        self.d.at(span, message);
+    }
+
+    /// Builds the variant; returns `None` when a problem makes that impossible (the
+    /// problems are in the diagnostics).
+    fn build(
+        &mut self,
+        spec: VariantFile,
+        default_name: String,
+        dir: Option<PathBuf>,
+    ) -> Option<Variant> {
+        let geometry = match Geometry::new(*spec.board.files.get_ref(), *spec.board.ranks.get_ref())
+        {
+            Ok(g) => g,
+            Err(e) => {
+                self.err(spec.board.files.span(), e.to_string());
+                return None;
+            }
+        };
+
+        let regions = self.regions(&spec.regions, geometry);
+        let region_index = |name: &str| regions.iter().position(|r: &Region| r.name == name);
+
+        // Kinds first (names and letters), then their atoms, which may name other kinds.
+        let names: Vec<&String> = spec.pieces.keys().collect();
+        if names.len() > MAX_KINDS {
+            self.err(
+                0..0,
+                format!(
+                    "at most {MAX_KINDS} piece kinds are supported, not {}",
+                    names.len()
+                ),
+            );
+            return None;
+        }
+        if names.is_empty() {
+            self.err(0..0, "`[pieces]` declares no piece kind");
+            return None;
+        }
+        let kind_index = |name: &str| {
+            names
+                .iter()
+                .position(|n| n.as_str() == name)
+                .map(|i| KindId(i as u8))
+        };
+        let mut letters: BTreeMap<char, String> = BTreeMap::new();
+        let mut kinds = Vec::new();
+        for (name, piece) in &spec.pieces {
+            let p = piece.get_ref();
+            let letter = self.letter(&p.letter, name, &mut letters);
+            let mut atoms = Vec::new();
+            for m in &p.moves {
+                if let Some(a) = self.atom(m, &kind_index, &region_index) {
+                    atoms.push(a);
+                }
+            }
+            let promotion = p.promotion.as_ref().and_then(|pr| {
+                let zone = region_index(pr.zone.get_ref());
+                if zone.is_none() {
+                    self.unknown(&pr.zone, "region", regions.iter().map(|r| r.name.as_str()));
+                }
+                let mut to = Vec::new();
+                for t in &pr.to {
+                    match kind_index(t.get_ref()) {
+                        Some(k) => to.push(k),
+                        None => self.unknown(t, "piece kind", names.iter().map(|s| s.as_str())),
+                    }
+                }
+                if pr.to.is_empty() {
+                    self.err(
+                        pr.zone.span(),
+                        "a promotion needs at least one kind in `to`",
+                    );
+                }
+                Some(Promotion { zone: zone?, to })
+            });
+            kinds.push(Kind {
+                name: name.clone(),
+                letter,
+                royal: p.royal,
+                value: p.value,
+                progress: p.progress,
+                atoms,
+                promotion,
+            });
+        }
+
+        let castling = self.castling(&spec.castling, geometry);
+        let rules = CoreRules {
+            check: spec.rules.check,
+            checkmate: self.verdict(&spec.rules.checkmate),
+            stalemate: self.verdict(&spec.rules.stalemate),
+        };
+        let draws = self.draws(&spec.draws, &kinds);
+
+        let variant = Variant {
+            name: spec.name.unwrap_or(default_name),
+            title: spec.title.unwrap_or_default(),
+            summary: spec.summary.unwrap_or_default(),
+            dir,
+            geometry,
+            kinds,
+            regions,
+            castling,
+            rules,
+            draws,
+            setup: spec.setup.fen.get_ref().clone(),
+            tables: AnyTables::Narrow(Box::new(Tables::<u64>::empty())),
+        };
+        if !self.d.problems.is_empty() {
+            return None;
+        }
+        let mut variant = variant;
+        variant.tables = crate::movegen::tables::build_any(&variant);
+        if let Err(e) = crate::notation::fen::parse(&variant, &variant.setup) {
+            self.err(
+                spec.setup.fen.span(),
+                format!("the setup FEN is invalid: {e}"),
+            );
+            return None;
+        }
+        Some(variant)
+    }
+
+    fn unknown<'n>(
+        &mut self,
+        name: &Spanned<String>,
+        what: &str,
+        known: impl Iterator<Item = &'n str>,
+    ) {
+        let known: Vec<&str> = known.collect();
+        let mut msg = format!("unknown {what} `{}`", name.get_ref());
+        if let Some(best) = known
+            .iter()
+            .min_by_key(|k| edit_distance(name.get_ref(), k))
+        {
+            if edit_distance(name.get_ref(), best) <= name.get_ref().len() / 2 + 1 {
+                msg.push_str(&format!(" (did you mean `{best}`?)"));
+            }
+        }
+        if known.is_empty() {
+            msg.push_str(&format!("; no {what} is declared"));
+        } else {
+            msg.push_str(&format!("; known: {}", known.join(", ")));
+        }
+        self.err(name.span(), msg);
+    }
+
+    fn letter(
+        &mut self,
+        letter: &Spanned<String>,
+        kind: &str,
+        seen: &mut BTreeMap<char, String>,
+    ) -> char {
+        let mut chars = letter.get_ref().chars();
+        let c = match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_alphabetic() => c.to_ascii_uppercase(),
+            _ => {
+                self.err(
+                    letter.span(),
+                    format!(
+                        "`{}` is not a letter: a piece letter is one ASCII letter",
+                        letter.get_ref()
+                    ),
+                );
+                return '?';
+            }
+        };
+        if let Some(other) = seen.get(&c) {
+            self.err(
+                letter.span(),
+                format!("pieces `{other}` and `{kind}` share the letter {c}"),
+            );
+        } else {
+            seen.insert(c, kind.to_string());
+        }
+        c
+    }
+
+    fn verdict(&mut self, s: &Spanned<String>) -> Verdict {
+        match s.get_ref().as_str() {
+            "loss" => Verdict::Loss,
+            "draw" => Verdict::Draw,
+            "win" => Verdict::Win,
+            other => {
+                self.err(
+                    s.span(),
+                    format!("`{other}` is not a result; expected \"loss\", \"draw\" or \"win\""),
+                );
+                Verdict::Draw
+            }
+        }
+    }
+
+    fn square(&mut self, g: Geometry, name: &Spanned<String>) -> Option<Square> {
+        match g.parse(name.get_ref()) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.err(name.span(), e.to_string());
+                None
+            }
+        }
+    }
+
+    fn regions(
+        &mut self,
+        specs: &BTreeMap<String, Spanned<schema::RegionSpec>>,
+        g: Geometry,
+    ) -> Vec<Region> {
+        let mut out = Vec::new();
+        for (name, spec) in specs {
+            let r = spec.get_ref();
+            let mut white = Vec::new();
+            for &rank in &r.ranks {
+                let idx = if rank > 0 {
+                    rank - 1
+                } else {
+                    g.ranks as i32 + rank
+                };
+                if rank == 0 || idx < 0 || idx >= g.ranks as i32 {
+                    self.err(
+                        spec.span(),
+                        format!(
+                            "region `{name}`: rank {rank} is not on a board of {} ranks",
+                            g.ranks
+                        ),
+                    );
+                    continue;
+                }
+                white.extend((0..g.files as i32).filter_map(|f| g.at(f, idx)));
+            }
+            for file in &r.files {
+                let f = file.get_ref().to_ascii_lowercase();
+                match f.as_bytes() {
+                    [c] if c.is_ascii_lowercase() && (c - b'a') < g.files => white
+                        .extend((0..g.ranks as i32).filter_map(|rk| g.at((c - b'a') as i32, rk))),
+                    _ => self.err(
+                        file.span(),
+                        format!(
+                            "`{}` is not a file of a board with {} files",
+                            file.get_ref(),
+                            g.files
+                        ),
+                    ),
+                }
+            }
+            for sq in &r.squares {
+                if let Some(s) = self.square(g, sq) {
+                    white.push(s);
+                }
+            }
+            white.sort();
+            white.dedup();
+            if white.is_empty() {
+                self.err(spec.span(), format!("region `{name}` has no squares"));
+            }
+            let black = if r.relative {
+                let mut b: Vec<Square> = white.iter().map(|&s| g.mirror(s)).collect();
+                b.sort();
+                b
+            } else {
+                white.clone()
+            };
+            out.push(Region {
+                name: name.clone(),
+                squares: [white, black],
+            });
+        }
+        out
+    }
+
+    fn atom(
+        &mut self,
+        m: &Spanned<schema::MoveSpec>,
+        kind_index: &dyn Fn(&str) -> Option<KindId>,
+        region_index: &dyn Fn(&str) -> Option<usize>,
+    ) -> Option<Atom> {
+        let span = m.span();
+        let s = m.get_ref();
+        let shapes = [
+            (Shape::Leap, &s.leap),
+            (Shape::Slide, &s.slide),
+            (Shape::Farthest, &s.farthest),
+        ];
+        let given: Vec<_> = shapes.iter().filter(|(_, v)| v.is_some()).collect();
+        if given.len() != 1 {
+            self.err(
+                span,
+                "a movement atom needs exactly one of `leap`, `slide` or `farthest`",
+            );
+            return None;
+        }
+        let (shape, vectors) = (given[0].0, given[0].1.as_ref().unwrap());
+        let symmetry = s
+            .symmetry
+            .as_ref()
+            .map(|x| x.get_ref().as_str())
+            .unwrap_or("none");
+        let mut vs = match vectors {
+            VectorSpec::Named(n) => match named_vectors(n) {
+                Some(v) => v,
+                None => {
+                    self.err(
+                        span.clone(),
+                        format!(
+                            "unknown vector set `{n}`; known: {}",
+                            VECTOR_SET_NAMES.join(", ")
+                        ),
+                    );
+                    return None;
+                }
+            },
+            VectorSpec::List(list) => {
+                let mut out = Vec::new();
+                for &[dx, dy] in list {
+                    if (dx, dy) == (0, 0) || dx.abs() > 15 || dy.abs() > 15 {
+                        self.err(
+                            span.clone(),
+                            format!(
+                                "vector [{dx}, {dy}] must be non-zero, each part within -15..15"
+                            ),
+                        );
+                        return None;
+                    }
+                    out.push((dx as i8, dy as i8));
+                }
+                out
+            }
+        };
+        vs = match symmetry {
+            "none" => vs,
+            "mirror" => vs.iter().flat_map(|&(x, y)| [(x, y), (-x, y)]).collect(),
+            "all" => vs
+                .iter()
+                .flat_map(|&(x, y)| {
+                    [
+                        (x, y),
+                        (-x, y),
+                        (x, -y),
+                        (-x, -y),
+                        (y, x),
+                        (-y, x),
+                        (y, -x),
+                        (-y, -x),
+                    ]
+                })
+                .collect(),
+            other => {
+                let sp = s.symmetry.as_ref().unwrap().span();
+                self.err(
+                    sp,
+                    format!("unknown symmetry `{other}`; expected \"none\", \"mirror\" or \"all\""),
+                );
+                return None;
+            }
+        };
+        if let Some(dist) = &s.distance {
+            let n = *dist.get_ref();
+            if shape != Shape::Leap || n == 0 || n > 15 {
+                self.err(
+                    dist.span(),
+                    "`distance` (1 to 15) scales the vectors of a `leap`",
+                );
+                return None;
+            }
+            let mut scaled = Vec::new();
+            for &(x, y) in &vs {
+                let (sx, sy) = (x as i32 * n as i32, y as i32 * n as i32);
+                if sx.abs() > 15 || sy.abs() > 15 {
+                    self.err(
+                        dist.span(),
+                        format!("vector [{x}, {y}] × {n} leaves every board"),
+                    );
+                    return None;
+                }
+                scaled.push((sx as i8, sy as i8));
+            }
+            vs = scaled;
+        }
+        let mut seen = std::collections::HashSet::new();
+        vs.retain(|v| seen.insert(*v));
+
+        let range = match &s.range {
+            None => 0,
+            Some(r) if shape == Shape::Slide && (1..=15).contains(r.get_ref()) => {
+                *r.get_ref() as u8
+            }
+            Some(r) => {
+                self.err(r.span(), "`range` (1 to 15) limits the steps of a `slide`");
+                0
+            }
+        };
+        let mode = match s.mode.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
+            None | Some(("both", _)) => Mode::Both,
+            Some(("move", _)) => Mode::Move,
+            Some(("capture", _)) => Mode::Capture,
+            Some((other, sp)) => {
+                self.err(
+                    sp,
+                    format!("unknown mode `{other}`; expected \"both\", \"move\" or \"capture\""),
+                );
+                Mode::Both
+            }
+        };
+        let ranged = match s.capture.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
+            None | Some(("replace", _)) => false,
+            Some(("ranged", _)) => true,
+            Some((other, sp)) => {
+                self.err(
+                    sp,
+                    format!("unknown capture style `{other}`; expected \"replace\" or \"ranged\""),
+                );
+                false
+            }
+        };
+        let (mut creates, mut captures) = (false, false);
+        if let Some(ep) = &s.en_passant {
+            match ep.get_ref().as_str() {
+                "creates" if mode == Mode::Move && shape != Shape::Farthest => creates = true,
+                "creates" => self.err(
+                    ep.span(),
+                    "en_passant = \"creates\" needs a `slide` or `leap` with mode = \"move\"",
+                ),
+                "captures" if mode != Mode::Move && !ranged => captures = true,
+                "captures" => self.err(
+                    ep.span(),
+                    "en_passant = \"captures\" needs an atom that captures by replacement",
+                ),
+                other => self.err(
+                    ep.span(),
+                    format!("unknown en_passant `{other}`; expected \"creates\" or \"captures\""),
+                ),
+            }
+        }
+        let from = s.from.as_ref().and_then(|r| {
+            let i = region_index(r.get_ref());
+            if i.is_none() {
+                self.err(r.span(), format!("unknown region `{}`", r.get_ref()));
+            }
+            i
+        });
+        let mut cannot_capture = 0u32;
+        for k in &s.cannot_capture {
+            match kind_index(k.get_ref()) {
+                Some(id) => cannot_capture |= 1 << id.0,
+                None => self.err(k.span(), format!("unknown piece kind `{}`", k.get_ref())),
+            }
+        }
+        Some(Atom {
+            shape,
+            vectors: vs,
+            range,
+            mode,
+            ranged,
+            from,
+            creates_en_passant: creates,
+            captures_en_passant: captures,
+            silenced_by_adjacent_enemy: s.silenced_by_adjacent_enemy,
+            cannot_capture,
+        })
+    }
+
+    fn castling(&mut self, specs: &[Spanned<schema::CastlingSpec>], g: Geometry) -> Vec<Castling> {
+        let mut out = Vec::new();
+        for spec in specs {
+            let c = spec.get_ref();
+            let sq = |this: &mut Self, n: &Spanned<String>| this.square(g, n);
+            let (Some(king), Some(rook), Some(king_to), Some(rook_to)) = (
+                sq(self, &c.king),
+                sq(self, &c.rook),
+                sq(self, &c.king_to),
+                sq(self, &c.rook_to),
+            ) else {
+                continue;
+            };
+            let right = match c.right.get_ref().chars().collect::<Vec<_>>()[..] {
+                [l] if l.is_ascii_alphabetic() => l.to_ascii_uppercase(),
+                _ => {
+                    self.err(
+                        c.right.span(),
+                        "a castling right is one letter, as in FEN (K, Q, or a file letter)",
+                    );
+                    continue;
+                }
+            };
+            let line = |a: Square, b: Square| -> Option<Vec<Square>> {
+                // Squares from a (exclusive) to b (inclusive) on a straight line.
+                let (df, dr) = (
+                    g.file(b) as i32 - g.file(a) as i32,
+                    g.rank(b) as i32 - g.rank(a) as i32,
+                );
+                if df != 0 && dr != 0 && df.abs() != dr.abs() {
+                    return None;
+                }
+                let step = (df.signum() as i8, dr.signum() as i8);
+                let mut v = Vec::new();
+                let mut s = a;
+                while s != b {
+                    s = g.offset(s, step)?;
+                    v.push(s);
+                }
+                Some(v)
+            };
+            let empty = match &c.empty {
+                Some(list) => list.iter().filter_map(|n| self.square(g, n)).collect(),
+                None => match (line(king, king_to), line(rook, rook_to)) {
+                    (Some(a), Some(b)) => {
+                        let mut v: Vec<Square> = a
+                            .into_iter()
+                            .chain(b)
+                            .filter(|&s| s != king && s != rook)
+                            .collect();
+                        v.sort();
+                        v.dedup();
+                        v
+                    }
+                    _ => {
+                        self.err(spec.span(), "the king or rook does not move in a straight line: list `empty` squares");
+                        continue;
+                    }
+                },
+            };
+            let safe = match &c.safe {
+                Some(list) => list.iter().filter_map(|n| self.square(g, n)).collect(),
+                None => match line(king, king_to) {
+                    Some(v) => std::iter::once(king).chain(v).collect(),
+                    None => {
+                        self.err(
+                            spec.span(),
+                            "the king does not move in a straight line: list `safe` squares",
+                        );
+                        continue;
+                    }
+                },
+            };
+            let white = Castling {
+                side: Side::White,
+                right,
+                king,
+                rook,
+                king_to,
+                rook_to,
+                empty,
+                safe,
+            };
+            let mirror = |c: &Castling| Castling {
+                side: Side::Black,
+                right: c.right.to_ascii_lowercase(),
+                king: g.mirror(c.king),
+                rook: g.mirror(c.rook),
+                king_to: g.mirror(c.king_to),
+                rook_to: g.mirror(c.rook_to),
+                empty: c.empty.iter().map(|&s| g.mirror(s)).collect(),
+                safe: c.safe.iter().map(|&s| g.mirror(s)).collect(),
+            };
+            match c.side.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
+                None | Some(("both", _)) => {
+                    let black = mirror(&white);
+                    out.push(white);
+                    out.push(black);
+                }
+                Some(("white", _)) => out.push(white),
+                Some(("black", _)) => {
+                    // Squares given for black are black's own: keep them, lower-case the right.
+                    let mut b = white;
+                    b.side = Side::Black;
+                    b.right = b.right.to_ascii_lowercase();
+                    out.push(b);
+                }
+                Some((other, sp)) => self.err(
+                    sp,
+                    format!("unknown side `{other}`; expected \"both\", \"white\" or \"black\""),
+                ),
+            }
+        }
+        if out.len() > 32 {
+            self.err(0..0, "at most 32 castling moves are supported");
+        }
+        out
+    }
+
+    fn draws(&mut self, spec: &schema::DrawsSpec, kinds: &[Kind]) -> Draws {
+        let mut draws = Draws {
+            no_progress_plies: spec.no_progress_plies,
+            repetition: spec.repetition,
+            ..Draws::default()
+        };
+        if spec.repetition.is_some_and(|n| n < 2) {
+            self.err(0..0, "draws.repetition must be at least 2");
+        }
+        let Some(ins) = &spec.insufficient_material else {
+            return draws;
+        };
+        let kind_of = |c: char| {
+            kinds
+                .iter()
+                .position(|k| k.letter == c.to_ascii_uppercase())
+        };
+        for m in &ins.material {
+            let parts: Vec<&str> = m.get_ref().split(['v', 'V']).collect();
+            let mut pair = [[0u8; MAX_KINDS]; 2];
+            let mut ok = parts.len() == 2;
+            for (i, part) in parts.iter().enumerate().take(2) {
+                for c in part.chars() {
+                    match kind_of(c) {
+                        Some(k) => pair[i][k] += 1,
+                        None => ok = false,
+                    }
+                }
+            }
+            if ok {
+                draws.insufficient.push(pair);
+            } else {
+                self.err(
+                    m.span(),
+                    format!(
+                        "`{}` is not material like \"KBvK\" (piece letters, v, piece letters)",
+                        m.get_ref()
+                    ),
+                );
+            }
+        }
+        for l in &ins.same_colour {
+            match l.get_ref().chars().collect::<Vec<_>>()[..] {
+                [c] if kind_of(c).is_some() => draws.same_colour |= 1 << kind_of(c).unwrap(),
+                _ => self.err(l.span(), format!("`{}` is not a piece letter", l.get_ref())),
+            }
+        }
+        draws
+    }
+}
+
+const VECTOR_SET_NAMES: &[&str] = &[
+    "orthogonal",
+    "diagonal",
+    "all",
+    "knight",
+    "forward",
+    "backward",
+    "sideways",
+    "vertical",
+    "forward-diagonal",
+    "backward-diagonal",
+];
+
+/// The named vector sets, from white's point of view.
+fn named_vectors(name: &str) -> Option<Vec<Offset>> {
+    Some(match name {
+        "orthogonal" => vec![(1, 0), (-1, 0), (0, 1), (0, -1)],
+        "diagonal" => vec![(1, 1), (-1, 1), (1, -1), (-1, -1)],
+        "all" => vec![
+            (1, 0),
+            (-1, 0),
+            (0, 1),
+            (0, -1),
+            (1, 1),
+            (-1, 1),
+            (1, -1),
+            (-1, -1),
+        ],
+        "knight" => vec![
+            (1, 2),
+            (2, 1),
+            (2, -1),
+            (1, -2),
+            (-1, -2),
+            (-2, -1),
+            (-2, 1),
+            (-1, 2),
+        ],
+        "forward" => vec![(0, 1)],
+        "backward" => vec![(0, -1)],
+        "sideways" => vec![(1, 0), (-1, 0)],
+        "vertical" => vec![(0, 1), (0, -1)],
+        "forward-diagonal" => vec![(-1, 1), (1, 1)],
+        "backward-diagonal" => vec![(-1, -1), (1, -1)],
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_pick_the_nearest_expected_key() {
+        let m = "unknown field `damgae`, expected one of `damage`, `range`, `aoe`";
+        assert_eq!(
+            did_you_mean(m).as_deref(),
+            Some(" (did you mean `damage`?)")
+        );
+        assert_eq!(
+            did_you_mean("unknown field `zzzzzzzz`, expected `a`, `b`"),
+            None
+        );
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

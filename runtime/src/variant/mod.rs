@@ -1,0 +1,229 @@
+//! Variants: loading `variant.toml`, checking it, and the compiled rules the engine runs.
+//!
+//! A [`Variant`] is built once (from a folder, a name or a TOML string) and shared by
+//! every game of it. It holds the rules in the designer's terms (kinds, atoms, regions,
+//! castling entries, draw rules) and the precomputed move tables for its board width.
+
+mod compile;
+mod load;
+mod schema;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::bits::{Bits, Wide};
+use crate::geometry::{Geometry, Offset, Square};
+use crate::movegen::tables::Tables;
+use crate::piece::{KindId, Side};
+
+pub use load::{find, known_variants, search_path};
+
+/// A compiled variant, ready to play.
+#[derive(Debug)]
+pub struct Variant {
+    pub name: String,
+    pub title: String,
+    pub summary: String,
+    /// The folder it was loaded from, if any.
+    pub dir: Option<PathBuf>,
+    pub geometry: Geometry,
+    pub kinds: Vec<Kind>,
+    pub regions: Vec<Region>,
+    pub castling: Vec<Castling>,
+    pub rules: CoreRules,
+    pub draws: Draws,
+    /// The starting position, as FEN.
+    pub setup: String,
+    pub(crate) tables: AnyTables,
+}
+
+/// Core rules that every two-sided variant states.
+#[derive(Debug, Clone)]
+pub struct CoreRules {
+    /// A move may not leave one of the mover's royal pieces attacked.
+    pub check: bool,
+    /// The result for the side to move with no legal move, in check.
+    pub checkmate: Verdict,
+    /// The result for the side to move with no legal move, not in check.
+    pub stalemate: Verdict,
+}
+
+/// A result from the point of view of the side it happens to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Loss,
+    Draw,
+    Win,
+}
+
+/// A piece kind.
+#[derive(Debug, Clone)]
+pub struct Kind {
+    pub name: String,
+    /// Upper case; black's pieces use the lower case.
+    pub letter: char,
+    pub royal: bool,
+    pub value: i32,
+    pub progress: bool,
+    pub atoms: Vec<Atom>,
+    pub promotion: Option<Promotion>,
+}
+
+/// How a movement atom reaches its squares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Jumps by each vector; what stands between does not matter.
+    Leap,
+    /// Repeats each vector until blocked, the board edge, or the range.
+    Slide,
+    /// The last on-board square along each vector's line.
+    Farthest,
+}
+
+/// Which squares an atom may go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Both,
+    Move,
+    Capture,
+}
+
+/// One part of a piece's movement, e.g. "slides orthogonally" or "steps forward,
+/// moves only".
+#[derive(Debug, Clone)]
+pub struct Atom {
+    pub shape: Shape,
+    /// From white's point of view (positive `dy` is forward); black's are mirrored.
+    pub vectors: Vec<Offset>,
+    /// For slides: the most steps, or 0 for unlimited.
+    pub range: u8,
+    pub mode: Mode,
+    /// Captures remove the target and leave the mover in place.
+    pub ranged: bool,
+    /// Only from squares of this region.
+    pub from: Option<usize>,
+    /// Squares skipped by this move may be taken en passant on the next reply.
+    pub creates_en_passant: bool,
+    /// This capture may land on such a skipped square.
+    pub captures_en_passant: bool,
+    /// Unusable while an enemy stands next to the piece.
+    pub silenced_by_adjacent_enemy: bool,
+    /// Kinds it never captures (bit per kind).
+    pub cannot_capture: u32,
+}
+
+impl Atom {
+    pub fn captures(&self) -> bool {
+        self.mode != Mode::Move
+    }
+    pub fn moves(&self) -> bool {
+        self.mode != Mode::Capture
+    }
+}
+
+/// Where a kind promotes, and to what.
+#[derive(Debug, Clone)]
+pub struct Promotion {
+    pub zone: usize,
+    pub to: Vec<KindId>,
+}
+
+/// A named set of squares, per side.
+#[derive(Debug, Clone)]
+pub struct Region {
+    pub name: String,
+    pub squares: [Vec<Square>; 2],
+}
+
+/// One castling move of one side.
+#[derive(Debug, Clone)]
+pub struct Castling {
+    pub side: Side,
+    /// Its letter in FEN's castling field.
+    pub right: char,
+    pub king: Square,
+    pub rook: Square,
+    pub king_to: Square,
+    pub rook_to: Square,
+    pub empty: Vec<Square>,
+    pub safe: Vec<Square>,
+}
+
+/// Draw conditions; `None` is off.
+#[derive(Debug, Clone, Default)]
+pub struct Draws {
+    pub no_progress_plies: Option<u32>,
+    pub repetition: Option<u32>,
+    /// Material pairs that draw, as counts per kind: `[one side, the other]`.
+    pub insufficient: Vec<[[u8; crate::piece::MAX_KINDS]; 2]>,
+    /// Kinds that draw when, besides royal pieces, only they remain, all on one colour.
+    pub same_colour: u32,
+}
+
+/// The move tables for the variant's board width.
+#[derive(Debug)]
+pub(crate) enum AnyTables {
+    Narrow(Box<Tables<u64>>),
+    Mid(Box<Tables<u128>>),
+    Wide(Box<Tables<Wide>>),
+}
+
+impl Variant {
+    /// Loads a variant by name (searched under `scripts/` and `VARIA_PATH`) or by path
+    /// to its folder or `variant.toml`.
+    pub fn load(name_or_path: &str) -> Result<Arc<Variant>, crate::LoadError> {
+        load::load(name_or_path).map(Arc::new)
+    }
+
+    /// Builds a variant from TOML text; `file` names it in error messages.
+    pub fn from_toml(text: &str, file: &str) -> Result<Arc<Variant>, crate::LoadError> {
+        compile::compile(text, file, None).map(Arc::new)
+    }
+
+    pub fn kind(&self, id: KindId) -> &Kind {
+        &self.kinds[id.index()]
+    }
+
+    /// The kind with this name.
+    pub fn kind_named(&self, name: &str) -> Option<KindId> {
+        self.kinds
+            .iter()
+            .position(|k| k.name == name)
+            .map(|i| KindId(i as u8))
+    }
+
+    /// The kind with this letter, either case.
+    pub fn kind_by_letter(&self, letter: char) -> Option<KindId> {
+        let l = letter.to_ascii_uppercase();
+        self.kinds
+            .iter()
+            .position(|k| k.letter == l)
+            .map(|i| KindId(i as u8))
+    }
+
+    /// The piece's letter as FEN writes it.
+    pub fn letter(&self, piece: crate::piece::Piece) -> char {
+        let l = self.kinds[piece.kind.index()].letter;
+        if piece.side == Side::White {
+            l
+        } else {
+            l.to_ascii_lowercase()
+        }
+    }
+
+    pub fn square_name(&self, sq: Square) -> String {
+        self.geometry.name(sq).to_string()
+    }
+
+    pub(crate) fn tables<B: Bits>(&self) -> &Tables<B> {
+        fn cast<A: 'static, B: 'static>(t: &A) -> Option<&B> {
+            (t as &dyn std::any::Any).downcast_ref::<B>()
+        }
+        let t = match &self.tables {
+            AnyTables::Narrow(t) => cast::<Tables<u64>, Tables<B>>(t),
+            AnyTables::Mid(t) => cast::<Tables<u128>, Tables<B>>(t),
+            AnyTables::Wide(t) => cast::<Tables<Wide>, Tables<B>>(t),
+        };
+        t.expect("tables requested for the width the variant was compiled for")
+    }
+}

@@ -1,0 +1,224 @@
+//! The `variant.toml` schema: what a designer may write, with a comment on every key.
+//!
+//! These structs only describe the file; `compile` checks what they mean (names that
+//! must exist, squares on the board, letters that must be unique) and builds the rules.
+//! Keys that need a semantic check keep their position (`Spanned`) so errors can say
+//! `path:line:col`. Unknown keys are errors (`deny_unknown_fields`).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+pub type Name = Spanned<String>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantFile {
+    /// The variant's name; defaults to its folder's name.
+    pub name: Option<String>,
+    /// A human title, such as "Standard chess".
+    pub title: Option<String>,
+    /// One or two sentences on what the variant is.
+    pub summary: Option<String>,
+    /// Board shape.
+    pub board: BoardSpec,
+    /// The starting position.
+    pub setup: SetupSpec,
+    /// Named sets of squares (promotion zones, pawn start ranks…).
+    #[serde(default)]
+    pub regions: BTreeMap<String, Spanned<RegionSpec>>,
+    /// Core rules: check, and what having no legal move means.
+    #[serde(default)]
+    pub rules: RulesSpec,
+    /// Draw conditions; each is off unless given.
+    #[serde(default)]
+    pub draws: DrawsSpec,
+    /// Piece kinds by name.
+    pub pieces: BTreeMap<String, Spanned<PieceSpec>>,
+    /// Castling moves, described by data.
+    #[serde(default)]
+    pub castling: Vec<Spanned<CastlingSpec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardSpec {
+    /// Number of files (columns, a…), 1 to 16.
+    pub files: Spanned<u32>,
+    /// Number of ranks (rows, 1…), 1 to 16.
+    pub ranks: Spanned<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetupSpec {
+    /// The starting position as FEN (see the notation module for the extensions).
+    pub fen: Spanned<String>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RegionSpec {
+    /// Whole ranks, counted from 1; negative counts from the far edge (-1 = last rank).
+    #[serde(default)]
+    pub ranks: Vec<i32>,
+    /// Whole files, by letter.
+    #[serde(default)]
+    pub files: Vec<Name>,
+    /// Single squares, by name.
+    #[serde(default)]
+    pub squares: Vec<Name>,
+    /// Counted from each side's own edge: black's ranks are mirrored.
+    #[serde(default)]
+    pub relative: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesSpec {
+    /// A move may not leave one of the mover's royal pieces attacked.
+    #[serde(default = "yes")]
+    pub check: bool,
+    /// The result for the side to move when it has no legal move and is in check.
+    #[serde(default = "loss")]
+    pub checkmate: Spanned<String>,
+    /// The result for the side to move when it has no legal move and is not in check.
+    #[serde(default = "draw")]
+    pub stalemate: Spanned<String>,
+}
+
+impl Default for RulesSpec {
+    fn default() -> Self {
+        RulesSpec {
+            check: true,
+            checkmate: loss(),
+            stalemate: draw(),
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+fn loss() -> Spanned<String> {
+    Spanned::new(0..0, "loss".into())
+}
+fn draw() -> Spanned<String> {
+    Spanned::new(0..0, "draw".into())
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DrawsSpec {
+    /// Plies without a capture or a move of a `progress` piece after which the game is
+    /// drawn (100 = chess's 50-move rule).
+    pub no_progress_plies: Option<u32>,
+    /// The game is drawn when the same position occurs this many times (3 = threefold).
+    pub repetition: Option<u32>,
+    /// Material with which nobody can win.
+    pub insufficient_material: Option<InsufficientSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InsufficientSpec {
+    /// Exact material lists, by letter, one side against the other: "KvK", "KBvK".
+    #[serde(default)]
+    pub material: Vec<Name>,
+    /// Kinds (by letter) that, with the kings alone, draw when all stand on squares of
+    /// one colour (chess: "B", same-coloured bishops).
+    #[serde(default)]
+    pub same_colour: Vec<Name>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceSpec {
+    /// The FEN letter; white's is upper case, black's lower case.
+    pub letter: Name,
+    /// Losing it (or having it attacked, when `rules.check` is on) matters.
+    #[serde(default)]
+    pub royal: bool,
+    /// Material value in centipawns (used by evaluation and by tools).
+    #[serde(default)]
+    pub value: i32,
+    /// Moving it counts as progress for `draws.no_progress_plies` (pawns in chess).
+    #[serde(default)]
+    pub progress: bool,
+    /// How it moves and captures: a list of movement atoms.
+    pub moves: Vec<Spanned<MoveSpec>>,
+    /// How and where it promotes.
+    pub promotion: Option<PromotionSpec>,
+}
+
+/// A set of vectors: a name (`"knight"`, `"orthogonal"`, `"forward"`…) or a list of
+/// `[dx, dy]` pairs, where positive `dy` points toward the opponent.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+pub enum VectorSpec {
+    Named(String),
+    List(Vec<[i32; 2]>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveSpec {
+    /// Jumps by these vectors; pieces in between do not matter.
+    pub leap: Option<VectorSpec>,
+    /// Slides along these directions until blocked (or `range` steps).
+    pub slide: Option<VectorSpec>,
+    /// Goes to the farthest square on the board along each of these directions.
+    pub farthest: Option<VectorSpec>,
+    /// Expands explicit vectors: "all" (every sign and swap), "mirror" (left–right), "none".
+    pub symmetry: Option<Spanned<String>>,
+    /// Multiplies each vector: `leap = "all", distance = 2` is "exactly two squares away".
+    pub distance: Option<Spanned<u32>>,
+    /// The most steps a slide may take.
+    pub range: Option<Spanned<u32>>,
+    /// "both" (default), "move" (to empty squares only), or "capture" (onto enemies only).
+    pub mode: Option<Spanned<String>>,
+    /// "replace" (default: the mover takes the target's square) or "ranged" (the target is
+    /// removed and the mover stays where it is).
+    pub capture: Option<Spanned<String>>,
+    /// Only from squares of this region (a pawn's first-move steps).
+    pub from: Option<Name>,
+    /// "creates": the squares this move skips can be taken en passant on the next reply.
+    /// "captures": this capture may also land on such a skipped square.
+    pub en_passant: Option<Spanned<String>>,
+    /// The atom is unusable while an enemy piece stands on one of the 8 neighbours.
+    #[serde(default)]
+    pub silenced_by_adjacent_enemy: bool,
+    /// Kinds this atom can never capture.
+    #[serde(default)]
+    pub cannot_capture: Vec<Name>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromotionSpec {
+    /// The region (see `[regions]`) where the piece promotes.
+    pub zone: Name,
+    /// The kinds it may become.
+    pub to: Vec<Name>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CastlingSpec {
+    /// The FEN castling letter for this move (white's; black's is its lower case).
+    pub right: Name,
+    /// Squares for white; black's are mirrored unless `side` says otherwise.
+    pub king: Name,
+    pub rook: Name,
+    pub king_to: Name,
+    pub rook_to: Name,
+    /// Squares that must be empty (besides the king and rook themselves). Default: every
+    /// square the king or rook crosses or lands on.
+    pub empty: Option<Vec<Name>>,
+    /// Squares the king may not stand on, cross or reach while attacked. Default: from
+    /// the king's square to its destination.
+    pub safe: Option<Vec<Name>>,
+    /// "both" (default: black's move mirrors white's), "white" or "black".
+    pub side: Option<Spanned<String>>,
+}
