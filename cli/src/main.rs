@@ -1,3 +1,239 @@
-fn main() {
-    println!("hi");
+//! `varia`: the designer's workbench on top of the runtime.
+//!
+//! Output contract (relied on by users and tests): results on stdout, errors and
+//! progress on stderr; exit 0 on success, 1 when the input is wrong (a bad rules file,
+//! an illegal move, a bad FEN), 2 for a bad command line.
+
+mod bench;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use varia::{Game, Variant};
+
+#[derive(Parser)]
+#[command(
+    name = "varia",
+    version,
+    about = "A rules runtime for chess variants: variants as TOML data plus Lua hooks."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where a command's game starts.
+#[derive(clap::Args, Clone)]
+struct Start {
+    /// Start from this FEN instead of the variant's setup.
+    #[arg(long, conflicts_with = "from")]
+    fen: Option<String>,
+    /// Start from a JSON snapshot (as written by `--json`).
+    #[arg(long, value_name = "STATE.json")]
+    from: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the variants found under scripts/ and VARIA_PATH.
+    List,
+    /// Load and validate variants: prints `ok`, or one `path:line:col: message` per problem.
+    Check {
+        /// Variant names or folders; all known variants if none.
+        variants: Vec<String>,
+    },
+    /// Print every legal action, one per line.
+    Moves {
+        variant: String,
+        #[command(flatten)]
+        start: Start,
+    },
+    /// Apply moves and print the final position (or the JSON snapshot).
+    Replay {
+        variant: String,
+        #[command(flatten)]
+        start: Start,
+        /// Moves such as e2-e4 (several may share one argument, separated by spaces).
+        moves: Vec<String>,
+        /// Print the JSON snapshot of the whole state instead of the board.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count the leaves of the legal-move tree (last line of output: the count alone).
+    Perft {
+        variant: String,
+        depth: u32,
+        #[arg(long)]
+        fen: Option<String>,
+        /// Print the count below each first move.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Measure move-generation speed, side by side with Fairy-Stockfish if installed.
+    Bench(bench::BenchArgs),
+}
+
+/// A failure to report: message on stderr, exit code 1.
+struct Fail(String);
+
+impl<E: std::fmt::Display> From<E> for Fail {
+    fn from(e: E) -> Self {
+        Fail(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(msg)) => {
+            for line in msg.lines() {
+                eprintln!("error: {line}");
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn load(name: &str) -> Result<Arc<Variant>, Fail> {
+    Ok(Variant::load(name)?)
+}
+
+fn start_game(variant: Arc<Variant>, start: &Start) -> Result<Game, Fail> {
+    if let Some(f) = &start.fen {
+        return Game::from_fen(variant, f).map_err(|e| Fail(format!("bad FEN: {e}")));
+    }
+    if let Some(path) = &start.from {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+        return Game::from_snapshot(variant, &text)
+            .map_err(|e| Fail(format!("{}: {e}", path.display())));
+    }
+    Ok(Game::new(variant))
+}
+
+fn run(cmd: Command) -> Result<(), Fail> {
+    match cmd {
+        Command::List => {
+            let known = varia::variant::known_variants();
+            if known.is_empty() {
+                eprintln!(
+                    "no variants found; searched: {:?}",
+                    varia::variant::search_path()
+                );
+            }
+            for (name, path) in known {
+                let title = Variant::load(path.to_str().unwrap_or(&name))
+                    .map(|v| v.title.clone())
+                    .unwrap_or_else(|_| "(does not load: run `varia check`)".into());
+                println!("{name:<16} {title}");
+            }
+            Ok(())
+        }
+        Command::Check { variants } => {
+            let names: Vec<String> = if variants.is_empty() {
+                varia::variant::known_variants()
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect()
+            } else {
+                variants
+            };
+            let several = names.len() > 1;
+            let mut bad = false;
+            for name in &names {
+                match Variant::load(name) {
+                    Ok(_) if several => println!("{name}: ok"),
+                    Ok(_) => println!("ok"),
+                    Err(e) => {
+                        bad = true;
+                        for p in e.problems() {
+                            println!("{p}");
+                        }
+                    }
+                }
+            }
+            if bad {
+                Err(Fail("the rules have problems (listed above)".into()))
+            } else {
+                Ok(())
+            }
+        }
+        Command::Moves { variant, start } => {
+            let game = start_game(load(&variant)?, &start)?;
+            if let Some(o) = game.outcome() {
+                eprintln!("the game is over: {}", o.describe());
+            }
+            for a in game.legal_actions() {
+                println!("{}", game.format(&a));
+            }
+            Ok(())
+        }
+        Command::Replay {
+            variant,
+            start,
+            moves,
+            json,
+        } => {
+            let mut game = start_game(load(&variant)?, &start)?;
+            let moves: Vec<&str> = moves
+                .iter()
+                .flat_map(|m| m.split([' ', ',', '\n']))
+                .filter(|m| !m.is_empty())
+                .collect();
+            for (i, m) in moves.iter().enumerate() {
+                game.play(m)
+                    .map_err(|e| Fail(format!("move {} (`{m}`): {e}", i + 1)))?;
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&game.snapshot())?);
+            } else {
+                print!("{}", game.board_text());
+                println!("fen: {}", game.fen());
+                match game.outcome() {
+                    Some(o) => println!("outcome: {}", o.describe()),
+                    None => println!(
+                        "to move: {}{}",
+                        game.to_move(),
+                        if game.in_check() { " (in check)" } else { "" }
+                    ),
+                }
+            }
+            Ok(())
+        }
+        Command::Perft {
+            variant,
+            depth,
+            fen,
+            divide,
+        } => {
+            let v = load(&variant)?;
+            let game = match &fen {
+                Some(f) => Game::from_fen(v, f).map_err(|e| Fail(format!("bad FEN: {e}")))?,
+                None => Game::new(v),
+            };
+            let t = Instant::now();
+            let total = if divide {
+                let mut total = 0;
+                for (a, n) in game.divide(depth) {
+                    println!("{}: {n}", game.format(&a));
+                    total += n;
+                }
+                total
+            } else {
+                game.perft(depth)
+            };
+            let secs = t.elapsed().as_secs_f64();
+            eprintln!(
+                "perft {depth}: {total} nodes in {secs:.3} s ({:.1} M nodes/s)",
+                total as f64 / secs.max(1e-9) / 1e6
+            );
+            println!("{total}");
+            Ok(())
+        }
+        Command::Bench(args) => bench::run(args),
+    }
 }

@@ -577,12 +577,4 @@ impl Game {
                 .is_some_and(|p| p.side != self.to_move()),
         }
     }
-
-    pub(crate) fn restore_parts(variant: Arc<Variant>, start: Setup, moves: &[Action]) -> Game {
-        let mut g = Game::from_setup(variant, start);
-        for &a in moves {
-            g.apply_unchecked(a);
-        }
-        g
-    }
 }

@@ -23,6 +23,7 @@ pub mod notation;
 pub mod outcome;
 pub mod piece;
 pub(crate) mod position;
+pub mod snapshot;
 pub mod variant;
 
 pub use action::{Action, ActionKind};
@@ -33,4 +34,5 @@ pub use geometry::{Geometry, Square};
 pub use notation::fen::{FenError, Setup};
 pub use outcome::{GameResult, Outcome, Reason};
 pub use piece::{KindId, Piece, Side};
+pub use snapshot::SnapshotError;
 pub use variant::Variant;

@@ -106,15 +106,11 @@ pub(crate) struct Zobrist {
     pub side: u64,
     pub castle: [u64; 32],
     pub ep: Vec<u64>,
-    /// Pieces that may not act (waiting or frozen), per square.
-    pub inactive: Vec<u64>,
-    /// `[side][kind][count]` for reserves (graveyards), counts up to 15.
-    pub reserve: Vec<u64>,
 }
 
 impl Zobrist {
     fn new(nsq: usize) -> Zobrist {
-        let mut state = 0x5eed_0f_7a_1a_u64;
+        let mut state = 0x005e_ed0f_7a1a_u64;
         let mut next = move || {
             // SplitMix64: a fixed, documented generator; never change it silently.
             state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -128,8 +124,6 @@ impl Zobrist {
             side: next(),
             castle: std::array::from_fn(|_| next()),
             ep: (0..nsq).map(|_| next()).collect(),
-            inactive: (0..nsq).map(|_| next()).collect(),
-            reserve: (0..2 * MAX_KINDS * 16).map(|_| next()).collect(),
         }
     }
 }

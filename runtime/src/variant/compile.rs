@@ -178,7 +178,7 @@ impl Compiler<'_, '_> {
         };
         let mut letters: BTreeMap<char, String> = BTreeMap::new();
         let mut kinds = Vec::new();
-        for (name, piece) in &spec.pieces {
+        for (name, piece) in spec.pieces.iter() {
             let p = piece.get_ref();
             let letter = self.letter(&p.letter, name, &mut letters);
             let mut atoms = Vec::new();
@@ -337,11 +337,11 @@ impl Compiler<'_, '_> {
 
     fn regions(
         &mut self,
-        specs: &BTreeMap<String, Spanned<schema::RegionSpec>>,
+        specs: &schema::Ordered<Spanned<schema::RegionSpec>>,
         g: Geometry,
     ) -> Vec<Region> {
         let mut out = Vec::new();
-        for (name, spec) in specs {
+        for (name, spec) in specs.iter() {
             let r = spec.get_ref();
             let mut white = Vec::new();
             for &rank in &r.ranks {
@@ -706,6 +706,8 @@ impl Compiler<'_, '_> {
                 ),
             }
         }
+        // FEN lists white's rights first (KQkq).
+        out.sort_by_key(|c| c.side);
         if out.len() > 32 {
             self.err(0..0, "at most 32 castling moves are supported");
         }

@@ -5,9 +5,11 @@
 //! Keys that need a semantic check keep their position (`Spanned`) so errors can say
 //! `path:line:col`. Unknown keys are errors (`deny_unknown_fields`).
 
-use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
 use toml::Spanned;
 
 pub type Name = Spanned<String>;
@@ -27,7 +29,7 @@ pub struct VariantFile {
     pub setup: SetupSpec,
     /// Named sets of squares (promotion zones, pawn start ranks…).
     #[serde(default)]
-    pub regions: BTreeMap<String, Spanned<RegionSpec>>,
+    pub regions: Ordered<Spanned<RegionSpec>>,
     /// Core rules: check, and what having no legal move means.
     #[serde(default)]
     pub rules: RulesSpec,
@@ -35,10 +37,50 @@ pub struct VariantFile {
     #[serde(default)]
     pub draws: DrawsSpec,
     /// Piece kinds by name.
-    pub pieces: BTreeMap<String, Spanned<PieceSpec>>,
+    pub pieces: Ordered<Spanned<PieceSpec>>,
     /// Castling moves, described by data.
     #[serde(default)]
     pub castling: Vec<Spanned<CastlingSpec>>,
+}
+
+/// A TOML table read in the order it is written (kinds keep the designer's order, so
+/// move lists and promotion choices follow it).
+#[derive(Debug)]
+pub struct Ordered<V>(pub Vec<(String, V)>);
+
+impl<V> Default for Ordered<V> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
+
+impl<V> Ordered<V> {
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V2<V>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for V2<V> {
+            type Value = Ordered<V>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a table")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, V>()? {
+                    out.push((k, v));
+                }
+                Ok(Ordered(out))
+            }
+        }
+        d.deserialize_map(V2(PhantomData))
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,0 +1,192 @@
+//! The command-line contract (DESIGN.md §4): outputs, exit codes and error messages.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn varia(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_varia"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs varia")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch folder unique to one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("varia-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn list_and_check_the_shipped_variants() {
+    let o = varia(&["list"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("standard"), "{}", stdout(&o));
+    let o = varia(&["check", "standard"]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), "ok\n"));
+}
+
+#[test]
+fn check_reports_every_problem_with_its_place() {
+    let dir = scratch("broken");
+    let toml = "[board]\nfiles = 8\nranks = 8\n[setup]\nfen = \"8/8/8/8/8/8/8/K7 w - - 0 1\"\n\
+                [pieces.king]\nletter = \"K\"\nmoves = [{ leap = \"al\" }]\n\
+                [pieces.knight]\nletter = \"K\"\nmoves = [{ leap = \"knight\" }]\n";
+    std::fs::write(dir.join("variant.toml"), toml).unwrap();
+    let o = varia(&["check", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].ends_with("variant.toml:8:10: unknown vector set `al`; known: orthogonal, diagonal, all, knight, forward, backward, sideways, vertical, forward-diagonal, backward-diagonal"), "{out}");
+    assert!(
+        lines[1].contains("variant.toml:10:10: pieces `king` and `knight` share the letter K"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_suggests_the_key_meant() {
+    let dir = scratch("typo");
+    let toml = "[board]\nfiles = 8\nranks = 8\n[setup]\nfen = \"8/8/8/8/8/8/8/K7 w - - 0 1\"\n\
+                [pieces.king]\nletter = \"K\"\nroyla = true\nmoves = []\n";
+    std::fs::write(dir.join("variant.toml"), toml).unwrap();
+    let o = varia(&["check", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("variant.toml:8:1: unknown field `royla`"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("(did you mean `royal`?)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn moves_lists_every_legal_action() {
+    let o = varia(&["moves", "standard"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 20);
+    assert!(out.lines().any(|l| l == "e2-e4") && out.lines().any(|l| l == "g1-f3"));
+    let o = varia(&[
+        "moves",
+        "standard",
+        "--fen",
+        "k7/4P3/8/8/8/8/8/K7 w - - 0 1",
+    ]);
+    assert!(stdout(&o).lines().any(|l| l == "e7-e8=Q"), "{}", stdout(&o));
+}
+
+#[test]
+fn replay_prints_the_position_and_round_trips_json() {
+    let o = varia(&["replay", "standard", "e2-e4", "c7-c5 g1-f3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("fen: rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = varia(&["replay", "standard", "e2-e4", "c7-c5", "--json"]);
+    let json = stdout(&o);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["to_move"], "white");
+    assert_eq!(v["ply"], 2);
+    let dir = scratch("json");
+    let state = dir.join("state.json");
+    std::fs::write(&state, &json).unwrap();
+    let o = varia(&[
+        "replay",
+        "standard",
+        "--from",
+        state.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        json,
+        "a snapshot read and written again is unchanged"
+    );
+    let o = varia(&[
+        "replay",
+        "standard",
+        "--from",
+        state.to_str().unwrap(),
+        "g1-f3",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["ply"], 3);
+}
+
+#[test]
+fn errors_are_actionable_and_exit_non_zero() {
+    let o = varia(&["replay", "standard", "e2-e4", "e2-e4"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("move 2 (`e2-e4`): e2-e4 is illegal: there is no piece on e2"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = varia(&["moves", "chesss"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("unknown variant `chesss`; known variants: ")
+            && stderr(&o).contains("standard")
+    );
+
+    let o = varia(&["perft", "standard", "1", "--fen", "8/8 w"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("bad FEN: board field: expected 8 ranks"),
+        "{}",
+        stderr(&o)
+    );
+
+    let dir = scratch("corrupt");
+    let state = dir.join("state.json");
+    std::fs::write(&state, "{ not json").unwrap();
+    let o = varia(&["replay", "standard", "--from", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("not valid JSON at line 1"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = varia(&["perft"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a bad command line is a usage error"
+    );
+}
+
+#[test]
+fn perft_ends_with_the_count_alone() {
+    let o = varia(&["perft", "standard", "3"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().last(), Some("8902"));
+    assert!(stderr(&o).contains("nodes/s"));
+    let o = varia(&["perft", "standard", "2", "--divide"]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 21);
+    assert!(lines.contains(&"e2-e4: 20"));
+    assert_eq!(lines.last(), Some(&"400"));
+}
