@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use varia::variant::Override;
 use varia::{Game, Variant};
 
 #[derive(Parser)]
@@ -23,6 +24,28 @@ use varia::{Game, Variant};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// A variant, with overrides.
+#[derive(clap::Args, Clone)]
+struct VariantArg {
+    /// A variant name (under scripts/ or VARIA_PATH) or a path to a variant folder.
+    variant: String,
+    /// Override any value of variant.toml for this run, type-checked like the file
+    /// (repeatable): --set pieces.queen.value=950
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+impl VariantArg {
+    fn load(&self) -> Result<Arc<Variant>, Fail> {
+        let overrides = self
+            .set
+            .iter()
+            .map(|s| s.parse())
+            .collect::<Result<Vec<Override>, _>>()?;
+        Ok(Variant::load_with(&self.variant, &overrides)?)
+    }
 }
 
 /// Where a command's game starts.
@@ -44,16 +67,21 @@ enum Command {
     Check {
         /// Variant names or folders; all known variants if none.
         variants: Vec<String>,
+        /// Override values while checking (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Print every legal action, one per line.
     Moves {
-        variant: String,
+        #[command(flatten)]
+        variant: VariantArg,
         #[command(flatten)]
         start: Start,
     },
     /// Apply moves and print the final position (or the JSON snapshot).
     Replay {
-        variant: String,
+        #[command(flatten)]
+        variant: VariantArg,
         #[command(flatten)]
         start: Start,
         /// Moves such as e2-e4 (several may share one argument, separated by spaces).
@@ -64,7 +92,8 @@ enum Command {
     },
     /// Count the leaves of the legal-move tree (last line of output: the count alone).
     Perft {
-        variant: String,
+        #[command(flatten)]
+        variant: VariantArg,
         depth: u32,
         #[arg(long)]
         fen: Option<String>,
@@ -98,10 +127,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(name: &str) -> Result<Arc<Variant>, Fail> {
-    Ok(Variant::load(name)?)
-}
-
 fn start_game(variant: Arc<Variant>, start: &Start) -> Result<Game, Fail> {
     if let Some(f) = &start.fen {
         return Game::from_fen(variant, f).map_err(|e| Fail(format!("bad FEN: {e}")));
@@ -133,7 +158,11 @@ fn run(cmd: Command) -> Result<(), Fail> {
             }
             Ok(())
         }
-        Command::Check { variants } => {
+        Command::Check { variants, set } => {
+            let overrides = set
+                .iter()
+                .map(|s| s.parse())
+                .collect::<Result<Vec<Override>, _>>()?;
             let names: Vec<String> = if variants.is_empty() {
                 varia::variant::known_variants()
                     .into_iter()
@@ -145,7 +174,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
             let several = names.len() > 1;
             let mut bad = false;
             for name in &names {
-                match Variant::load(name) {
+                match Variant::load_with(name, &overrides) {
                     Ok(_) if several => println!("{name}: ok"),
                     Ok(_) => println!("ok"),
                     Err(e) => {
@@ -163,7 +192,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
             }
         }
         Command::Moves { variant, start } => {
-            let game = start_game(load(&variant)?, &start)?;
+            let game = start_game(variant.load()?, &start)?;
             if let Some(o) = game.outcome() {
                 eprintln!("the game is over: {}", o.describe());
             }
@@ -178,7 +207,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
             moves,
             json,
         } => {
-            let mut game = start_game(load(&variant)?, &start)?;
+            let mut game = start_game(variant.load()?, &start)?;
             let moves: Vec<&str> = moves
                 .iter()
                 .flat_map(|m| m.split([' ', ',', '\n']))
@@ -210,7 +239,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
             fen,
             divide,
         } => {
-            let v = load(&variant)?;
+            let v = variant.load()?;
             let game = match &fen {
                 Some(f) => Game::from_fen(v, f).map_err(|e| Fail(format!("bad FEN: {e}")))?,
                 None => Game::new(v),

@@ -23,6 +23,7 @@ pub mod notation;
 pub mod outcome;
 pub mod piece;
 pub(crate) mod position;
+pub mod rng;
 pub mod snapshot;
 pub mod variant;
 

@@ -7,46 +7,39 @@ use std::path::PathBuf;
 
 use toml::Spanned;
 
+use serde::Deserialize;
+
 use super::schema::{self, VariantFile, VectorSpec};
+use super::source::{self, Override, Sources};
 use super::*;
-use crate::error::{LoadError, Problem, line_col};
+use crate::error::{LoadError, Problem};
 use crate::piece::MAX_KINDS;
 
-/// Collects problems with their places in one file.
+/// Collects problems with their places.
 pub(crate) struct Diagnostics<'a> {
-    pub text: &'a str,
-    pub file: &'a str,
+    pub sources: &'a Sources,
     pub problems: Vec<Problem>,
 }
 
 impl<'a> Diagnostics<'a> {
-    pub fn new(text: &'a str, file: &'a str) -> Self {
+    pub fn new(sources: &'a Sources) -> Self {
         Diagnostics {
-            text,
-            file,
+            sources,
             problems: Vec::new(),
         }
     }
 
     pub fn at(&mut self, span: Range<usize>, message: impl Into<String>) {
-        let (line, col) = if span.is_empty() && span.start == 0 {
-            (0, 0)
-        } else {
-            line_col(self.text, span.start)
-        };
-        self.problems.push(Problem {
-            file: self.file.to_string(),
-            line,
-            col,
-            message: message.into(),
-        });
+        self.problems.push(self.sources.problem(span, message));
     }
 
     pub fn finish(mut self) -> Result<(), LoadError> {
         if self.problems.is_empty() {
             Ok(())
         } else {
-            self.problems.sort_by_key(|p| (p.line, p.col));
+            // Files in merge order, then by position; overrides last.
+            self.problems
+                .sort_by_key(|p| (p.file.starts_with("--set"), p.line, p.col));
             Err(LoadError::Invalid {
                 problems: self.problems,
             })
@@ -54,8 +47,7 @@ impl<'a> Diagnostics<'a> {
     }
 }
 
-/// Turns a TOML parse error into a located problem, with a "did you mean" for
-/// misspelt keys.
+/// Turns a TOML error into a located problem, with a "did you mean" for misspelt keys.
 pub(crate) fn toml_problem(d: &mut Diagnostics, e: &toml::de::Error) {
     let mut message = e.message().trim().to_string();
     if let Some(hint) = did_you_mean(&message) {
@@ -95,9 +87,57 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-pub(crate) fn compile(text: &str, file: &str, dir: Option<PathBuf>) -> Result<Variant, LoadError> {
-    let mut d = Diagnostics::new(text, file);
-    let spec: VariantFile = match toml::from_str(text) {
+/// One `variant.toml` of an `extends` chain.
+pub(crate) struct Input {
+    /// The path shown in messages.
+    pub label: String,
+    pub text: String,
+}
+
+/// Compiles a chain of files (the root ancestor first, the variant itself last) with
+/// overrides laid on top.
+pub(crate) fn compile(
+    files: Vec<Input>,
+    overrides: &[Override],
+    dir: Option<PathBuf>,
+) -> Result<Variant, LoadError> {
+    let mut sources = Sources::default();
+    for f in files {
+        sources.add(&f.label, f.text, false);
+    }
+    let nfiles = sources.len();
+    for o in overrides {
+        sources.add("--set", o.to_string(), true);
+    }
+    let mut d = Diagnostics::new(&sources);
+    let mut root: Option<Spanned<toml::de::DeTable>> = None;
+    for i in 0..nfiles {
+        match source::parse(&sources, i) {
+            Ok(mut t) => {
+                if i + 1 < nfiles {
+                    // An ancestor's name is its own, never the child's.
+                    t.get_mut().remove("name");
+                }
+                match &mut root {
+                    None => root = Some(t),
+                    Some(r) => source::merge(r.get_mut(), t.into_inner()),
+                }
+            }
+            Err(p) => d.problems.push(p),
+        }
+    }
+    let Some(mut root) = root.filter(|_| d.problems.is_empty()) else {
+        return Err(d.finish().unwrap_err());
+    };
+    for i in nfiles..sources.len() {
+        if let Err(p) = source::apply_override(&sources, i, root.get_mut()) {
+            d.problems.push(p);
+        }
+    }
+    if !d.problems.is_empty() {
+        return Err(d.finish().unwrap_err());
+    }
+    let spec = match VariantFile::deserialize(toml::de::Deserializer::from(root)) {
         Ok(s) => s,
         Err(e) => {
             toml_problem(&mut d, &e);
@@ -109,9 +149,10 @@ pub(crate) fn compile(text: &str, file: &str, dir: Option<PathBuf>) -> Result<Va
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "unnamed".into());
+    let file = sources.label(nfiles - 1).to_string();
     let variant = Compiler { d: &mut d }.build(spec, default_name, dir);
     d.finish()?;
-    variant.ok_or_else(|| unreachable_problem(file))
+    variant.ok_or_else(|| unreachable_problem(&file))
 }
 
 fn unreachable_problem(file: &str) -> LoadError {
@@ -238,6 +279,7 @@ impl Compiler<'_, '_> {
             rules,
             draws,
             setup: spec.setup.fen.get_ref().clone(),
+            scripts: Vec::new(),
             tables: AnyTables::Narrow(Box::new(Tables::<u64>::empty())),
         };
         if !self.d.problems.is_empty() {

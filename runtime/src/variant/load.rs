@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use super::Variant;
-use crate::error::LoadError;
+use super::compile::{Input, compile};
+use super::source::Override;
+use crate::error::{LoadError, Problem};
 
 /// The folders searched for variants by name, in order: each entry of `VARIA_PATH`
 /// (separated like `PATH`), `./scripts`, and the `scripts/` folder this library was
@@ -95,13 +97,147 @@ pub(crate) fn display_path(path: &Path) -> String {
     path.display().to_string()
 }
 
-pub(crate) fn load(name_or_path: &str) -> Result<Variant, LoadError> {
+/// A rules script of a variant (its `rules.lua`), with the path shown in messages.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub label: String,
+    pub text: String,
+}
+
+/// The files of a variant and of everything it extends, root ancestor first.
+pub(crate) struct Chain {
+    pub files: Vec<Input>,
+    pub scripts: Vec<Script>,
+}
+
+/// The `extends` value of a file, and its span, if it has one (and parses).
+fn extends_of(text: &str) -> Option<(String, std::ops::Range<usize>)> {
+    let t = toml::de::DeTable::parse(text).ok()?;
+    let v = t.get_ref().get("extends")?;
+    Some((v.get_ref().as_str()?.to_string(), v.span()))
+}
+
+fn located(label: &str, text: &str, span: std::ops::Range<usize>, message: String) -> LoadError {
+    let (line, col) = crate::error::line_col(text, span.start);
+    LoadError::Invalid {
+        problems: vec![Problem {
+            file: label.to_string(),
+            line,
+            col,
+            message,
+        }],
+    }
+}
+
+/// Reads `text` (labelled `label`, living in `dir` if it is a file) and, first, every
+/// variant it extends.
+pub(crate) fn read_chain(
+    label: String,
+    text: String,
+    dir: Option<&Path>,
+    chain: &mut Chain,
+    seen: &mut Vec<String>,
+) -> Result<(), LoadError> {
+    // Identity by canonical folder, so `../a/../b` and `b` are the same variant.
+    let key = dir
+        .and_then(|d| d.canonicalize().ok())
+        .map_or(label.clone(), |d| d.display().to_string());
+    if seen.contains(&key) {
+        seen.push(key.clone());
+        return Err(LoadError::Invalid {
+            problems: vec![Problem {
+                file: label,
+                line: 0,
+                col: 0,
+                message: format!("`extends` makes a cycle: {}", seen.join(" → ")),
+            }],
+        });
+    }
+    seen.push(key);
+    if let Some((parent, span)) = extends_of(&text) {
+        let pdir = if parent.contains('/') || parent.starts_with('.') {
+            let base = dir.map(Path::to_path_buf).unwrap_or_default();
+            let p = base.join(&parent);
+            let p = p.canonicalize().unwrap_or(p);
+            if !p.join("variant.toml").is_file() {
+                return Err(located(
+                    &label,
+                    &text,
+                    span,
+                    format!("extends: no variant.toml in `{}`", p.display()),
+                ));
+            }
+            p
+        } else {
+            find(&parent)
+                .map_err(|e| located(&label, &text, span.clone(), format!("extends: {e}")))?
+        };
+        let pfile = pdir.join("variant.toml");
+        let ptext = std::fs::read_to_string(&pfile).map_err(|e| LoadError::Io {
+            path: display_path(&pfile),
+            message: e.to_string(),
+        })?;
+        read_chain(display_path(&pfile), ptext, Some(&pdir), chain, seen)?;
+    }
+    if let Some(d) = dir {
+        let lua = d.join("rules.lua");
+        if lua.is_file() {
+            let text = std::fs::read_to_string(&lua).map_err(|e| LoadError::Io {
+                path: display_path(&lua),
+                message: e.to_string(),
+            })?;
+            chain.scripts.push(Script {
+                label: display_path(&lua),
+                text,
+            });
+        }
+    }
+    chain.files.push(Input { label, text });
+    Ok(())
+}
+
+pub(crate) fn load(name_or_path: &str, overrides: &[Override]) -> Result<Variant, LoadError> {
     let dir = find(name_or_path)?;
     let file = dir.join("variant.toml");
     let text = std::fs::read_to_string(&file).map_err(|e| LoadError::Io {
         path: display_path(&file),
         message: e.to_string(),
     })?;
+    let mut chain = Chain {
+        files: Vec::new(),
+        scripts: Vec::new(),
+    };
+    read_chain(
+        display_path(&file),
+        text,
+        Some(&dir),
+        &mut chain,
+        &mut Vec::new(),
+    )?;
     let dir_abs = dir.canonicalize().unwrap_or(dir);
-    super::compile::compile(&text, &display_path(&file), Some(dir_abs))
+    let mut v = compile(chain.files, overrides, Some(dir_abs))?;
+    v.scripts = chain.scripts;
+    Ok(v)
+}
+
+/// Compiles TOML text (which may extend a variant found by name).
+pub(crate) fn load_text(
+    text: &str,
+    label: &str,
+    overrides: &[Override],
+) -> Result<Variant, LoadError> {
+    let mut chain = Chain {
+        files: Vec::new(),
+        scripts: Vec::new(),
+    };
+    read_chain(
+        label.to_string(),
+        text.to_string(),
+        None,
+        &mut chain,
+        &mut Vec::new(),
+    )?;
+    let mut v = compile(chain.files, overrides, None)?;
+    v.scripts = chain.scripts;
+    Ok(v)
 }

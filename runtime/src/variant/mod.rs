@@ -7,6 +7,7 @@
 mod compile;
 mod load;
 mod schema;
+mod source;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,7 +17,8 @@ use crate::geometry::{Geometry, Offset, Square};
 use crate::movegen::tables::Tables;
 use crate::piece::{KindId, Side};
 
-pub use load::{find, known_variants, search_path};
+pub use load::{Script, find, known_variants, search_path};
+pub use source::Override;
 
 /// A compiled variant, ready to play.
 #[derive(Debug)]
@@ -34,6 +36,8 @@ pub struct Variant {
     pub draws: Draws,
     /// The starting position, as FEN.
     pub setup: String,
+    /// Rules scripts, root ancestor first (a variant's own `rules.lua` last).
+    pub scripts: Vec<Script>,
     pub(crate) tables: AnyTables,
 }
 
@@ -172,12 +176,30 @@ impl Variant {
     /// Loads a variant by name (searched under `scripts/` and `VARIA_PATH`) or by path
     /// to its folder or `variant.toml`.
     pub fn load(name_or_path: &str) -> Result<Arc<Variant>, crate::LoadError> {
-        load::load(name_or_path).map(Arc::new)
+        load::load(name_or_path, &[]).map(Arc::new)
     }
 
-    /// Builds a variant from TOML text; `file` names it in error messages.
+    /// Like [`Variant::load`], with `--set KEY=VALUE` overrides laid on top.
+    pub fn load_with(
+        name_or_path: &str,
+        overrides: &[Override],
+    ) -> Result<Arc<Variant>, crate::LoadError> {
+        load::load(name_or_path, overrides).map(Arc::new)
+    }
+
+    /// Builds a variant from TOML text; `file` names it in error messages. The text may
+    /// `extends` a variant found by name.
     pub fn from_toml(text: &str, file: &str) -> Result<Arc<Variant>, crate::LoadError> {
-        compile::compile(text, file, None).map(Arc::new)
+        load::load_text(text, file, &[]).map(Arc::new)
+    }
+
+    /// Like [`Variant::from_toml`], with overrides.
+    pub fn from_toml_with(
+        text: &str,
+        file: &str,
+        overrides: &[Override],
+    ) -> Result<Arc<Variant>, crate::LoadError> {
+        load::load_text(text, file, overrides).map(Arc::new)
     }
 
     pub fn kind(&self, id: KindId) -> &Kind {

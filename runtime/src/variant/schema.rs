@@ -19,6 +19,11 @@ pub type Name = Spanned<String>;
 pub struct VariantFile {
     /// The variant's name; defaults to its folder's name.
     pub name: Option<String>,
+    /// Another variant this one is a cousin of: its keys are the defaults, this file
+    /// lists only what changes. A name (searched like any variant) or a relative path.
+    /// (Read by the loader before the files are merged.)
+    #[allow(dead_code)]
+    pub extends: Option<Spanned<String>>,
     /// A human title, such as "Standard chess".
     pub title: Option<String>,
     /// One or two sentences on what the variant is.

@@ -1,0 +1,151 @@
+//! Loading variants: `--set` overrides, `extends`, and errors that say where and why.
+
+use std::path::PathBuf;
+
+use varia::variant::Override;
+use varia::{Game, Variant};
+
+fn set(list: &[&str]) -> Vec<Override> {
+    list.iter().map(|s| s.parse().unwrap()).collect()
+}
+
+fn problems(r: Result<std::sync::Arc<Variant>, varia::LoadError>) -> Vec<String> {
+    r.expect_err("should fail")
+        .problems()
+        .iter()
+        .map(|p| p.to_string())
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("varia-load-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn overrides_change_values_and_are_type_checked() {
+    let v = Variant::load_with(
+        "standard",
+        &set(&["pieces.queen.value=950", "draws.repetition=2"]),
+    )
+    .unwrap();
+    assert_eq!(v.kind(v.kind_named("queen").unwrap()).value, 950);
+    assert_eq!(v.draws.repetition, Some(2));
+    // Array items by index: the pawn's double step becomes a triple step.
+    let v = Variant::load_with("standard", &set(&["pieces.pawn.moves.1.range=3"])).unwrap();
+    let g = Game::new(v);
+    assert!(g.parse_action("e2-e5").is_ok());
+
+    let p = problems(Variant::load_with(
+        "standard",
+        &set(&["pieces.queen.vaule=950"]),
+    ));
+    assert_eq!(p.len(), 1);
+    assert!(
+        p[0].starts_with("--set pieces.queen.vaule=950: unknown field `vaule`"),
+        "{p:?}"
+    );
+    assert!(p[0].ends_with("(did you mean `value`?)"), "{p:?}");
+
+    let p = problems(Variant::load_with(
+        "standard",
+        &set(&["pieces.quen.value=950"]),
+    ));
+    assert_eq!(
+        p,
+        vec!["--set pieces.quen.value=950: there is no `quen` in `pieces` (did you mean `queen`?)"]
+    );
+
+    let p = problems(Variant::load_with(
+        "standard",
+        &set(&["pieces.queen.value=lots"]),
+    ));
+    assert!(
+        p[0].starts_with("--set pieces.queen.value=lots: invalid type: string \"lots\""),
+        "{p:?}"
+    );
+
+    let p = problems(Variant::load_with(
+        "standard",
+        &set(&["pieces.pawn.moves.7.range=3"]),
+    ));
+    assert!(
+        p[0].contains("`pieces.pawn.moves` has 3 entries; index 7 is out of range"),
+        "{p:?}"
+    );
+
+    // Semantic checks apply to overridden values too, and blame the override.
+    let p = problems(Variant::load_with(
+        "standard",
+        &set(&["pieces.pawn.promotion.zone=far"]),
+    ));
+    assert!(
+        p[0].starts_with("--set pieces.pawn.promotion.zone=far: unknown region `far`"),
+        "{p:?}"
+    );
+
+    assert!("no-equals".parse::<Override>().is_err());
+}
+
+#[test]
+fn a_variant_extends_another_with_only_what_changes() {
+    let dir = scratch("cousin");
+    std::fs::write(
+        dir.join("variant.toml"),
+        "extends = \"standard\"\ntitle = \"Chess with twofold repetition\"\n[draws]\nrepetition = 2\n",
+    )
+    .unwrap();
+    let v = Variant::load(dir.to_str().unwrap()).unwrap();
+    assert_eq!(v.name, format!("varia-load-{}-cousin", std::process::id()));
+    assert_eq!(v.title, "Chess with twofold repetition");
+    assert_eq!(v.draws.repetition, Some(2));
+    assert_eq!(v.draws.no_progress_plies, Some(100), "inherited");
+    assert_eq!(Game::new(v).perft(3), 8902);
+}
+
+#[test]
+fn errors_in_an_extending_file_point_into_that_file() {
+    let dir = scratch("typo");
+    std::fs::write(
+        dir.join("variant.toml"),
+        "extends = \"standard\"\n\n[draws]\nrepetiton = 2\n",
+    )
+    .unwrap();
+    let p = problems(Variant::load(dir.to_str().unwrap()));
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(
+        p[0].contains("typo/variant.toml:4:1: unknown field `repetiton`"),
+        "{p:?}"
+    );
+    assert!(p[0].ends_with("(did you mean `repetition`?)"), "{p:?}");
+
+    std::fs::write(dir.join("variant.toml"), "extends = \"standrad\"\n").unwrap();
+    let p = problems(Variant::load(dir.to_str().unwrap()));
+    assert!(
+        p[0].contains("typo/variant.toml:1:11: extends: unknown variant `standrad`"),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn extends_cycles_are_reported() {
+    let a = scratch("cycle-a");
+    let b = scratch("cycle-b");
+    let bn = b.file_name().unwrap().to_str().unwrap().to_string();
+    let an = a.file_name().unwrap().to_str().unwrap().to_string();
+    std::fs::write(a.join("variant.toml"), format!("extends = \"../{bn}\"\n")).unwrap();
+    std::fs::write(b.join("variant.toml"), format!("extends = \"../{an}\"\n")).unwrap();
+    let p = problems(Variant::load(a.to_str().unwrap()));
+    assert!(p[0].contains("`extends` makes a cycle"), "{p:?}");
+}
+
+#[test]
+fn toml_syntax_errors_have_positions() {
+    let p = problems(Variant::from_toml(
+        "[board]\nfiles = 8\nranks = = 8\n",
+        "bad.toml",
+    ));
+    assert!(p[0].starts_with("bad.toml:3:"), "{p:?}");
+}
