@@ -20,6 +20,8 @@ impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line == 0 {
             write!(f, "{}: {}", self.file, self.message)
+        } else if self.col == 0 {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
         } else {
             write!(
                 f,

@@ -38,6 +38,26 @@ pub enum Event {
         rook_from: Square,
         rook_to: Square,
     },
+    /// A rule (a hook) removed a piece.
+    Removed {
+        side: Side,
+        kind: KindId,
+        square: Square,
+    },
+    /// A rule (a hook) put a piece on the board.
+    Placed {
+        side: Side,
+        kind: KindId,
+        square: Square,
+    },
+    /// A side scored points.
+    Scored {
+        side: Side,
+        points: i64,
+        reason: String,
+    },
+    /// A line a rule wrote to the log.
+    Note { text: String },
     /// The game ended.
     Ended { outcome: Outcome },
 }
@@ -103,6 +123,28 @@ impl Event {
                 "event": "castled", "side": side.name(),
                 "king": [sq(king_from), sq(king_to)], "rook": [sq(rook_from), sq(rook_to)]
             }),
+            Event::Removed {
+                side,
+                kind: k,
+                square,
+            } => {
+                json!({"event": "removed", "side": side.name(), "kind": kind(k), "square": sq(square)})
+            }
+            Event::Placed {
+                side,
+                kind: k,
+                square,
+            } => {
+                json!({"event": "placed", "side": side.name(), "kind": kind(k), "square": sq(square)})
+            }
+            Event::Scored {
+                side,
+                points,
+                reason,
+            } => {
+                json!({"event": "scored", "side": side.name(), "points": points, "reason": reason})
+            }
+            Event::Note { text } => json!({"event": "note", "text": text}),
             Event::Ended { outcome } => json!({"event": "ended", "outcome": outcome.to_json()}),
         }
     }
@@ -149,6 +191,22 @@ impl Event {
                 sq(rook_from),
                 sq(rook_to)
             ),
+            Event::Removed {
+                side,
+                kind: k,
+                square,
+            } => format!("{side} {} removed from {}", kind(k), sq(square)),
+            Event::Placed {
+                side,
+                kind: k,
+                square,
+            } => format!("{side} {} placed on {}", kind(k), sq(square)),
+            Event::Scored {
+                side,
+                points,
+                reason,
+            } => format!("{side} scores {points} ({reason})"),
+            Event::Note { text } => format!("note: {text}"),
             Event::Ended { outcome } => format!("game over: {}", outcome.describe()),
         }
     }

@@ -10,7 +10,7 @@ pub enum GameResult {
     Draw,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
     /// No legal move while in check.
     Checkmate,
@@ -22,11 +22,14 @@ pub enum Reason {
     Repetition,
     /// Neither side can win with the material left.
     InsufficientMaterial,
+    /// A reason given by the variant's rules (a hook), in its own words.
+    Rule(String),
 }
 
 impl Reason {
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
+            Reason::Rule(r) => r,
             Reason::Checkmate => "checkmate",
             Reason::Stalemate => "stalemate",
             Reason::NoProgress => "no_progress",
@@ -35,7 +38,8 @@ impl Reason {
         }
     }
 
-    pub fn parse(text: &str) -> Option<Reason> {
+    /// The reason named `text`; any other text is a rule's own reason.
+    pub fn parse(text: &str) -> Reason {
         [
             Reason::Checkmate,
             Reason::Stalemate,
@@ -45,10 +49,11 @@ impl Reason {
         ]
         .into_iter()
         .find(|r| r.name() == text)
+        .unwrap_or_else(|| Reason::Rule(text.to_string()))
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub result: GameResult,
     pub reason: Reason,
@@ -72,7 +77,7 @@ impl Outcome {
     }
 
     pub fn from_json(v: &Value) -> Option<Outcome> {
-        let reason = Reason::parse(v.get("reason")?.as_str()?)?;
+        let reason = Reason::parse(v.get("reason")?.as_str()?);
         let result = match v.get("result")?.as_str()? {
             "draw" => GameResult::Draw,
             "win" => GameResult::Win(Side::parse(v.get("winner")?.as_str()?)?),

@@ -145,6 +145,26 @@ impl<B: Bits> Position<B> {
         code
     }
 
+    /// Removes a piece (a rule's command); castling rights tied to the square go with it.
+    pub fn take(&mut self, t: &Tables<B>, sq: usize) -> Option<Piece> {
+        let code = self.code(sq);
+        if code == 0 {
+            return None;
+        }
+        self.remove(t, sq);
+        let rights = self.castling & t.castle_keep[sq];
+        if rights != self.castling {
+            self.set_castling(t, rights);
+        }
+        Piece::from_code(code)
+    }
+
+    /// Puts a piece on an empty square (a rule's command).
+    pub fn drop_piece(&mut self, t: &Tables<B>, sq: usize, piece: Piece) {
+        debug_assert_eq!(self.code(sq), 0);
+        self.put(t, sq, piece.code());
+    }
+
     /// Applies an action that move generation produced. Events go to `ev`.
     pub fn make<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
         let us = self.stm;

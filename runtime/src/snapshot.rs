@@ -176,7 +176,7 @@ impl Game {
         if let Some(o) = obj.get("outcome").filter(|o| !o.is_null()) {
             let claimed = Outcome::from_json(o)
                 .ok_or_else(|| field("outcome", "expected {result, winner, reason}"))?;
-            if game.outcome() != Some(claimed) {
+            if game.outcome().as_ref() != Some(&claimed) {
                 return Err(SnapshotError::Mismatch {
                     field: "outcome".into(),
                     found: claimed.describe(),

@@ -137,6 +137,8 @@ pub(crate) fn compile(
     if !d.problems.is_empty() {
         return Err(d.finish().unwrap_err());
     }
+    let data =
+        toml::Table::deserialize(toml::de::Deserializer::from(root.clone())).unwrap_or_default();
     let spec = match VariantFile::deserialize(toml::de::Deserializer::from(root)) {
         Ok(s) => s,
         Err(e) => {
@@ -152,7 +154,9 @@ pub(crate) fn compile(
     let file = sources.label(nfiles - 1).to_string();
     let variant = Compiler { d: &mut d }.build(spec, default_name, dir);
     d.finish()?;
-    variant.ok_or_else(|| unreachable_problem(&file))
+    let mut variant = variant.ok_or_else(|| unreachable_problem(&file))?;
+    variant.data = data;
+    Ok(variant)
 }
 
 fn unreachable_problem(file: &str) -> LoadError {
@@ -280,6 +284,12 @@ impl Compiler<'_, '_> {
             draws,
             setup: spec.setup.fen.get_ref().clone(),
             scripts: Vec::new(),
+            hooks: None,
+            scripting: ScriptLimits {
+                memory_limit_mb: *spec.scripting.memory_limit_mb.get_ref(),
+                instruction_limit: *spec.scripting.instruction_limit.get_ref(),
+            },
+            data: toml::Table::new(),
             tables: AnyTables::Narrow(Box::new(Tables::<u64>::empty())),
         };
         if !self.d.problems.is_empty() {

@@ -217,6 +217,7 @@ pub(crate) fn load(name_or_path: &str, overrides: &[Override]) -> Result<Variant
     let dir_abs = dir.canonicalize().unwrap_or(dir);
     let mut v = compile(chain.files, overrides, Some(dir_abs))?;
     v.scripts = chain.scripts;
+    attach_scripts(&mut v)?;
     Ok(v)
 }
 
@@ -239,5 +240,14 @@ pub(crate) fn load_text(
     )?;
     let mut v = compile(chain.files, overrides, None)?;
     v.scripts = chain.scripts;
+    attach_scripts(&mut v)?;
     Ok(v)
+}
+
+/// Loads the variant's scripts into a Lua host, if it has any.
+fn attach_scripts(v: &mut Variant) -> Result<(), LoadError> {
+    if !v.scripts.is_empty() {
+        v.hooks = Some(std::sync::Arc::new(crate::script::LuaHooks::load(v)?));
+    }
+    Ok(())
 }

@@ -17,11 +17,11 @@ use crate::geometry::{Geometry, Offset, Square};
 use crate::movegen::tables::Tables;
 use crate::piece::{KindId, Side};
 
+pub(crate) use compile::edit_distance;
 pub use load::{Script, find, known_variants, search_path};
 pub use source::Override;
 
 /// A compiled variant, ready to play.
-#[derive(Debug)]
 pub struct Variant {
     pub name: String,
     pub title: String,
@@ -38,7 +38,20 @@ pub struct Variant {
     pub setup: String,
     /// Rules scripts, root ancestor first (a variant's own `rules.lua` last).
     pub scripts: Vec<Script>,
+    /// The rules the pipeline calls (the Lua host, or hooks supplied in Rust).
+    pub hooks: Option<Arc<dyn crate::hooks::Hooks>>,
+    /// Limits for the Lua host.
+    pub scripting: ScriptLimits,
+    /// The whole merged variant.toml, for `game:param`.
+    pub data: toml::Table,
     pub(crate) tables: AnyTables,
+}
+
+/// Limits for a variant's scripts.
+#[derive(Debug, Clone, Copy)]
+pub struct ScriptLimits {
+    pub memory_limit_mb: u32,
+    pub instruction_limit: u64,
 }
 
 /// Core rules that every two-sided variant states.
@@ -172,7 +185,44 @@ pub(crate) enum AnyTables {
     Wide(Box<Tables<Wide>>),
 }
 
+impl std::fmt::Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Variant")
+            .field("name", &self.name)
+            .field("geometry", &self.geometry)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Variant {
+    /// A copy of this variant whose pipeline calls `hooks` (rules written in Rust).
+    pub fn with_hooks(&self, hooks: Arc<dyn crate::hooks::Hooks>) -> Arc<Variant> {
+        let mut v = self.clone_rules();
+        v.hooks = Some(hooks);
+        Arc::new(v)
+    }
+
+    fn clone_rules(&self) -> Variant {
+        Variant {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            summary: self.summary.clone(),
+            dir: self.dir.clone(),
+            geometry: self.geometry,
+            kinds: self.kinds.clone(),
+            regions: self.regions.clone(),
+            castling: self.castling.clone(),
+            rules: self.rules.clone(),
+            draws: self.draws.clone(),
+            setup: self.setup.clone(),
+            scripts: self.scripts.clone(),
+            hooks: self.hooks.clone(),
+            scripting: self.scripting,
+            data: self.data.clone(),
+            tables: crate::movegen::tables::build_any(self),
+        }
+    }
+
     /// Loads a variant by name (searched under `scripts/` and `VARIA_PATH`) or by path
     /// to its folder or `variant.toml`.
     pub fn load(name_or_path: &str) -> Result<Arc<Variant>, crate::LoadError> {
@@ -200,6 +250,27 @@ impl Variant {
         overrides: &[Override],
     ) -> Result<Arc<Variant>, crate::LoadError> {
         load::load_text(text, file, overrides).map(Arc::new)
+    }
+
+    /// A value of variant.toml for hooks: a key of `[params]`, or any dotted path
+    /// (`pieces.queen.value`; array items by index).
+    pub fn param(&self, path: &str) -> Option<&toml::Value> {
+        fn get<'a>(root: &'a toml::Table, path: &str) -> Option<&'a toml::Value> {
+            let mut parts = path.split('.');
+            let mut v = root.get(parts.next()?)?;
+            for p in parts {
+                v = match v {
+                    toml::Value::Table(t) => t.get(p)?,
+                    toml::Value::Array(a) => a.get(p.parse::<usize>().ok()?)?,
+                    _ => return None,
+                };
+            }
+            Some(v)
+        }
+        match self.data.get("params") {
+            Some(toml::Value::Table(p)) => get(p, path).or_else(|| get(&self.data, path)),
+            _ => get(&self.data, path),
+        }
     }
 
     pub fn kind(&self, id: KindId) -> &Kind {

@@ -46,6 +46,42 @@ pub struct VariantFile {
     /// Castling moves, described by data.
     #[serde(default)]
     pub castling: Vec<Spanned<CastlingSpec>>,
+    /// Limits for the variant's `rules.lua`.
+    #[serde(default)]
+    pub scripting: ScriptingSpec,
+    /// The designer's own numbers, free-form, read by hooks with `game:param("name")`
+    /// (through `Variant::data`).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub params: toml::Table,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptingSpec {
+    /// Memory the rules' Lua state may use, in megabytes.
+    #[serde(default = "default_memory_mb")]
+    pub memory_limit_mb: Spanned<u32>,
+    /// Lua instructions one hook call may run before it is stopped (about 30 ms per
+    /// 10 million).
+    #[serde(default = "default_instructions")]
+    pub instruction_limit: Spanned<u64>,
+}
+
+impl Default for ScriptingSpec {
+    fn default() -> Self {
+        ScriptingSpec {
+            memory_limit_mb: default_memory_mb(),
+            instruction_limit: default_instructions(),
+        }
+    }
+}
+
+fn default_memory_mb() -> Spanned<u32> {
+    Spanned::new(0..0, 32)
+}
+fn default_instructions() -> Spanned<u64> {
+    Spanned::new(0..0, 10_000_000)
 }
 
 /// A TOML table read in the order it is written (kinds keep the designer's order, so

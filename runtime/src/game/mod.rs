@@ -1,23 +1,26 @@
 //! A game in progress: the public face of the runtime.
 //!
-//! `Game` owns the current position, the history (for undo and repetition), and the
-//! outcome. Positions are generic over the board width; `Game` hides that behind one
-//! small internal trait, so callers never see it, and search code runs monomorphised.
+//! `Game` owns the current position (behind the width-hiding [`core::Core`]), the
+//! rule-level state (hook variables, scores, the seeded generator), the history (for
+//! undo and repetition), and the outcome. Applying an action runs the pipeline
+//! (`pipeline.rs`): hooks included, all or nothing.
+
+mod core;
+mod pipeline;
 
 use std::sync::Arc;
 
 use thiserror::Error;
 
+use self::core::{Core, core_for};
 use crate::action::{Action, ActionKind};
-use crate::bits::{Bits, Wide};
-use crate::event::{Event, NoEvents};
+use crate::event::Event;
 use crate::geometry::Square;
-use crate::movegen;
+use crate::hooks::{Hook, RuleState, ScriptError, Var};
 use crate::notation::{self, fen, fen::FenError, fen::Setup};
 use crate::outcome::{GameResult, Outcome, Reason};
 use crate::piece::{Piece, Side};
-use crate::position::Position;
-use crate::variant::{AnyTables, Variant, Verdict};
+use crate::variant::{Variant, Verdict};
 
 /// Why an action was refused. The game is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -28,93 +31,28 @@ pub enum RuleError {
     Illegal { action: String, why: String },
     #[error("the game is over ({0})")]
     GameOver(String),
+    /// A hook failed; the action was rolled back and the game is as it was.
+    #[error("{0} (in hook `{hook}`; the action was rolled back)", hook = .0.hook)]
+    Script(ScriptError),
 }
 
-/// The width-specific engine behind a [`Game`].
-pub(crate) trait Core: Send + Sync {
-    fn legal(&self, out: &mut Vec<Action>);
-    /// Moves that ignore the check rule (used to explain illegal moves).
-    fn pseudo_legal(&self, out: &mut Vec<Action>);
-    fn make(&mut self, a: Action, events: &mut Vec<Event>);
-    fn setup(&self) -> Setup;
-    fn hash(&self) -> u64;
-    fn halfmove(&self) -> u32;
-    fn to_move(&self) -> Side;
-    fn in_check(&self) -> bool;
-    fn perft(&self, depth: u32) -> u64;
-    fn after(&self, a: Action) -> Box<dyn Core>;
-    fn boxed(&self) -> Box<dyn Core>;
-    fn piece_at(&self, sq: Square) -> Option<Piece>;
+/// What a rollback or an undo restores.
+struct Saved {
+    core: Box<dyn Core>,
+    rules: RuleState,
 }
 
-pub(crate) struct CoreImpl<B: Bits> {
-    v: Arc<Variant>,
-    pub(crate) pos: Position<B>,
-}
-
-impl<B: Bits> Core for CoreImpl<B> {
-    fn legal(&self, out: &mut Vec<Action>) {
-        movegen::legal(&self.pos, self.v.tables(), self.v.rules.check, out)
-    }
-    fn pseudo_legal(&self, out: &mut Vec<Action>) {
-        movegen::legal(&self.pos, self.v.tables(), false, out)
-    }
-    fn make(&mut self, a: Action, events: &mut Vec<Event>) {
-        self.pos.make(self.v.tables(), a, events)
-    }
-    fn setup(&self) -> Setup {
-        self.pos.to_setup()
-    }
-    fn hash(&self) -> u64 {
-        self.pos.hash
-    }
-    fn halfmove(&self) -> u32 {
-        self.pos.halfmove
-    }
-    fn to_move(&self) -> Side {
-        self.pos.stm
-    }
-    fn in_check(&self) -> bool {
-        movegen::in_check(&self.pos, self.v.tables())
-    }
-    fn perft(&self, depth: u32) -> u64 {
-        movegen::perft(&self.pos, self.v.tables(), self.v.rules.check, depth)
-    }
-    fn after(&self, a: Action) -> Box<dyn Core> {
-        let mut p = self.pos.clone();
-        p.make(self.v.tables(), a, &mut NoEvents);
-        Box::new(CoreImpl {
-            v: self.v.clone(),
-            pos: p,
-        })
-    }
-    fn boxed(&self) -> Box<dyn Core> {
-        Box::new(CoreImpl {
-            v: self.v.clone(),
-            pos: self.pos.clone(),
-        })
-    }
-    fn piece_at(&self, sq: Square) -> Option<Piece> {
-        self.pos.piece_at(sq)
-    }
-}
-
-fn core_for(v: &Arc<Variant>, s: &Setup) -> Box<dyn Core> {
-    fn make<B: Bits>(v: &Arc<Variant>, s: &Setup) -> Box<dyn Core> {
-        Box::new(CoreImpl::<B> {
-            v: v.clone(),
-            pos: Position::from_setup(v.tables(), s),
-        })
-    }
-    match &v.tables {
-        AnyTables::Narrow(_) => make::<u64>(v, s),
-        AnyTables::Mid(_) => make::<u128>(v, s),
-        AnyTables::Wide(_) => make::<Wide>(v, s),
+impl Saved {
+    fn copy(&self) -> Saved {
+        Saved {
+            core: self.core.boxed(),
+            rules: self.rules.clone(),
+        }
     }
 }
 
 struct Ply {
-    before: Box<dyn Core>,
+    before: Saved,
     action: Action,
     events: Vec<Event>,
 }
@@ -123,7 +61,9 @@ struct Ply {
 pub struct Game {
     variant: Arc<Variant>,
     core: Box<dyn Core>,
+    pub(crate) rules: RuleState,
     start: Setup,
+    seed: u64,
     history: Vec<Ply>,
     /// Hashes of every position since the start, the current one last.
     hashes: Vec<u64>,
@@ -136,18 +76,20 @@ impl Clone for Game {
         Game {
             variant: self.variant.clone(),
             core: self.core.boxed(),
+            rules: self.rules.clone(),
             start: self.start.clone(),
+            seed: self.seed,
             history: self
                 .history
                 .iter()
                 .map(|p| Ply {
-                    before: p.before.boxed(),
+                    before: p.before.copy(),
                     action: p.action,
                     events: p.events.clone(),
                 })
                 .collect(),
             hashes: self.hashes.clone(),
-            outcome: self.outcome,
+            outcome: self.outcome.clone(),
             last_events: self.last_events.clone(),
         }
     }
@@ -167,114 +109,38 @@ impl Game {
         Ok(Game::from_setup(variant, setup))
     }
 
+    /// A game whose random numbers (for rules that use them) come from `seed`.
+    pub fn with_seed(variant: Arc<Variant>, seed: u64) -> Game {
+        let setup = fen::parse(&variant, &variant.setup)
+            .expect("the setup FEN was checked when the variant loaded");
+        Game::from_setup_seeded(variant, setup, seed)
+    }
+
     pub(crate) fn from_setup(variant: Arc<Variant>, setup: Setup) -> Game {
+        Game::from_setup_seeded(variant, setup, 0)
+    }
+
+    pub(crate) fn from_setup_seeded(variant: Arc<Variant>, setup: Setup, seed: u64) -> Game {
         let core = core_for(&variant, &setup);
         let mut g = Game {
             variant,
             hashes: vec![core.hash()],
             core,
+            rules: RuleState::new(seed),
+            seed,
             start: setup,
             history: Vec::new(),
             outcome: None,
             last_events: Vec::new(),
         };
-        g.outcome = g.judge();
+        // A failing check_outcome at the start leaves the game open; the error shows on
+        // the first action.
+        g.outcome = g.judge().unwrap_or(None);
         g
     }
 
     pub fn variant(&self) -> &Arc<Variant> {
         &self.variant
-    }
-
-    /// Every legal action, sorted by from-square, to-square and promotion.
-    pub fn legal_actions(&self) -> Vec<Action> {
-        if self.outcome.is_some() {
-            return Vec::new();
-        }
-        let mut v = Vec::new();
-        self.core.legal(&mut v);
-        v.sort();
-        v
-    }
-
-    /// Applies a legal action; on error nothing changes.
-    pub fn apply(&mut self, action: Action) -> Result<Vec<Event>, RuleError> {
-        if let Some(o) = self.outcome {
-            return Err(RuleError::GameOver(o.describe()));
-        }
-        let mut legal = Vec::new();
-        self.core.legal(&mut legal);
-        if !legal.contains(&action) {
-            return Err(RuleError::Illegal {
-                action: self.format(&action),
-                why: self.explain(action.from, action.to, action.promotion),
-            });
-        }
-        Ok(self.apply_unchecked(action))
-    }
-
-    fn apply_unchecked(&mut self, action: Action) -> Vec<Event> {
-        let before = self.core.boxed();
-        let mut events = Vec::new();
-        self.core.make(action, &mut events);
-        self.hashes.push(self.core.hash());
-        self.outcome = self.judge();
-        if let Some(o) = self.outcome {
-            events.push(Event::Ended { outcome: o });
-        }
-        self.history.push(Ply {
-            before,
-            action,
-            events: events.clone(),
-        });
-        self.last_events = events.clone();
-        events
-    }
-
-    /// Reads an action in the variant's notation and matches it to a legal action.
-    pub fn parse_action(&self, text: &str) -> Result<Action, RuleError> {
-        let w = notation::parse(&self.variant, text)?;
-        if let Some(o) = self.outcome {
-            return Err(RuleError::GameOver(o.describe()));
-        }
-        let mut legal = Vec::new();
-        self.core.legal(&mut legal);
-        let matches: Vec<Action> = legal
-            .iter()
-            .copied()
-            .filter(|a| {
-                a.from == w.from
-                    && a.to == w.to
-                    && (w.promotion.is_none() || a.promotion == w.promotion)
-            })
-            .collect();
-        match matches.len() {
-            1 => Ok(matches[0]),
-            0 => Err(RuleError::Illegal {
-                action: text.trim().to_string(),
-                why: self.explain(w.from, w.to, w.promotion),
-            }),
-            _ if matches.iter().all(|a| a.promotion.is_some()) => {
-                let choices: Vec<String> = matches
-                    .iter()
-                    .map(|a| format!("={}", self.variant.kind(a.promotion.unwrap()).letter))
-                    .collect();
-                Err(RuleError::Illegal {
-                    action: text.trim().to_string(),
-                    why: format!("it promotes: add one of {}", choices.join(", ")),
-                })
-            }
-            _ => Err(RuleError::Illegal {
-                action: text.trim().to_string(),
-                why: "it is ambiguous".into(),
-            }),
-        }
-    }
-
-    /// Parses and applies an action written in the variant's notation.
-    pub fn play(&mut self, text: &str) -> Result<Vec<Event>, RuleError> {
-        let a = self.parse_action(text)?;
-        Ok(self.apply_unchecked(a))
     }
 
     /// Why moving from `from` to `to` is not legal here, in a player's words.
@@ -360,10 +226,11 @@ impl Game {
         let n = plies.min(self.history.len());
         for _ in 0..n {
             let ply = self.history.pop().unwrap();
-            self.core = ply.before;
+            self.core = ply.before.core;
+            self.rules = ply.before.rules;
             self.hashes.pop();
         }
-        self.outcome = self.judge();
+        self.outcome = self.judge().unwrap_or(None);
         self.last_events = self
             .history
             .last()
@@ -374,7 +241,39 @@ impl Game {
 
     /// The result, once the game has ended.
     pub fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+        self.outcome.clone()
+    }
+
+    /// The points each side has scored (`[white, black]`).
+    pub fn scores(&self) -> [i64; 2] {
+        self.rules.scores
+    }
+
+    /// A value a rule keeps in the game (`game:set` in Lua).
+    pub fn var(&self, name: &str) -> Option<&Var> {
+        self.rules.vars.get(name)
+    }
+
+    /// Every rule variable, by name.
+    pub fn vars(&self) -> &std::collections::BTreeMap<String, Var> {
+        &self.rules.vars
+    }
+
+    /// The seed of this game's random numbers.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub(crate) fn core_mut(&mut self) -> &mut dyn Core {
+        self.core.as_mut()
+    }
+
+    /// The core's legal actions, without `filter_actions`.
+    pub(crate) fn core_actions(&self) -> Vec<Action> {
+        let mut v = Vec::new();
+        self.core.legal(&mut v);
+        v.sort();
+        v
     }
 
     pub fn to_move(&self) -> Side {
@@ -434,9 +333,38 @@ impl Game {
         notation::format(&self.variant, a)
     }
 
-    /// The number of leaves of the legal-move tree to `depth`.
+    /// Whether the variant's hooks take part in play (and perft must go through them).
+    fn hooked(&self) -> bool {
+        self.variant
+            .hooks
+            .as_ref()
+            .is_some_and(|h| Hook::ALL.iter().any(|&k| h.defines(k)))
+    }
+
+    /// The number of leaves of the legal-move tree to `depth`. Variants without hooks
+    /// count on the core alone (no Lua on that path); with hooks, every node goes through
+    /// the full pipeline.
     pub fn perft(&self, depth: u32) -> u64 {
-        self.core.perft(depth)
+        if !self.hooked() {
+            return self.core.perft(depth);
+        }
+        if depth == 0 {
+            return 1;
+        }
+        let actions = self.legal_actions();
+        if depth == 1 {
+            return actions.len() as u64;
+        }
+        actions
+            .into_iter()
+            .map(|a| {
+                let mut g = self.clone();
+                match g.apply_unchecked(a) {
+                    Ok(_) => g.perft(depth - 1),
+                    Err(_) => 0,
+                }
+            })
+            .sum()
     }
 
     /// Perft split by first action.
@@ -444,16 +372,43 @@ impl Game {
         let d = depth.max(1);
         self.legal_actions()
             .into_iter()
-            .map(|a| (a, self.core.after(a).perft(d - 1)))
+            .map(|a| {
+                if !self.hooked() {
+                    return (a, self.core.after(a).perft(d - 1));
+                }
+                let mut g = self.clone();
+                let n = if g.apply_unchecked(a).is_ok() {
+                    g.perft(d - 1)
+                } else {
+                    0
+                };
+                (a, n)
+            })
             .collect()
     }
 
-    /// Decides whether the game has ended in the current position.
-    fn judge(&self) -> Option<Outcome> {
+    /// Decides whether the game has ended: an outcome a hook declared, then the core's
+    /// rules (no legal move, draws), then the `check_outcome` hook.
+    fn judge(&self) -> Result<Option<Outcome>, ScriptError> {
+        if let Some(o) = &self.rules.declared {
+            return Ok(Some(o.clone()));
+        }
+        let no_moves = self.actions()?.is_empty();
+        let core = self.judge_core(no_moves);
+        if let Some(h) = self.variant.hooks.clone()
+            && h.defines(Hook::CheckOutcome)
+        {
+            let mut view = crate::hooks::HookGame::read_only(self);
+            if let Some(o) = h.check_outcome(&mut view)? {
+                return Ok(Some(o));
+            }
+        }
+        Ok(core)
+    }
+
+    fn judge_core(&self, no_moves: bool) -> Option<Outcome> {
         let v = &self.variant;
         let stm = self.core.to_move();
-        let mut legal = Vec::new();
-        self.core.legal(&mut legal);
         let verdict = |verdict: Verdict, reason| {
             let result = match verdict {
                 Verdict::Loss => GameResult::Win(stm.opponent()),
@@ -462,7 +417,7 @@ impl Game {
             };
             Some(Outcome { result, reason })
         };
-        if legal.is_empty() {
+        if no_moves {
             return if self.core.in_check() {
                 verdict(v.rules.checkmate, Reason::Checkmate)
             } else {

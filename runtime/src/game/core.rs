@@ -1,0 +1,106 @@
+//! The width-specific engine behind a `Game`: one small trait, implemented once per
+//! board width, so callers never see the width and search code runs monomorphised.
+
+use std::sync::Arc;
+
+use crate::action::Action;
+use crate::bits::{Bits, Wide};
+use crate::event::{Event, NoEvents};
+use crate::geometry::Square;
+use crate::movegen;
+use crate::notation::fen::Setup;
+use crate::piece::{Piece, Side};
+use crate::position::Position;
+use crate::variant::{AnyTables, Variant};
+
+pub(crate) trait Core: Send + Sync {
+    fn legal(&self, out: &mut Vec<Action>);
+    /// Moves that ignore the check rule (used to explain illegal moves).
+    fn pseudo_legal(&self, out: &mut Vec<Action>);
+    fn make(&mut self, a: Action, events: &mut Vec<Event>);
+    fn setup(&self) -> Setup;
+    fn hash(&self) -> u64;
+    fn halfmove(&self) -> u32;
+    fn to_move(&self) -> Side;
+    fn in_check(&self) -> bool;
+    fn perft(&self, depth: u32) -> u64;
+    fn after(&self, a: Action) -> Box<dyn Core>;
+    fn boxed(&self) -> Box<dyn Core>;
+    fn piece_at(&self, sq: Square) -> Option<Piece>;
+    /// A rule's command: removes a piece.
+    fn remove(&mut self, sq: Square) -> Option<Piece>;
+    /// A rule's command: puts a piece on an empty square.
+    fn place(&mut self, sq: Square, piece: Piece);
+}
+
+pub(crate) struct CoreImpl<B: Bits> {
+    v: Arc<Variant>,
+    pub(crate) pos: Position<B>,
+}
+
+impl<B: Bits> Core for CoreImpl<B> {
+    fn legal(&self, out: &mut Vec<Action>) {
+        movegen::legal(&self.pos, self.v.tables(), self.v.rules.check, out)
+    }
+    fn pseudo_legal(&self, out: &mut Vec<Action>) {
+        movegen::legal(&self.pos, self.v.tables(), false, out)
+    }
+    fn make(&mut self, a: Action, events: &mut Vec<Event>) {
+        self.pos.make(self.v.tables(), a, events)
+    }
+    fn setup(&self) -> Setup {
+        self.pos.to_setup()
+    }
+    fn hash(&self) -> u64 {
+        self.pos.hash
+    }
+    fn halfmove(&self) -> u32 {
+        self.pos.halfmove
+    }
+    fn to_move(&self) -> Side {
+        self.pos.stm
+    }
+    fn in_check(&self) -> bool {
+        movegen::in_check(&self.pos, self.v.tables())
+    }
+    fn perft(&self, depth: u32) -> u64 {
+        movegen::perft(&self.pos, self.v.tables(), self.v.rules.check, depth)
+    }
+    fn after(&self, a: Action) -> Box<dyn Core> {
+        let mut p = self.pos.clone();
+        p.make(self.v.tables(), a, &mut NoEvents);
+        Box::new(CoreImpl {
+            v: self.v.clone(),
+            pos: p,
+        })
+    }
+    fn boxed(&self) -> Box<dyn Core> {
+        Box::new(CoreImpl {
+            v: self.v.clone(),
+            pos: self.pos.clone(),
+        })
+    }
+    fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.pos.piece_at(sq)
+    }
+    fn remove(&mut self, sq: Square) -> Option<Piece> {
+        self.pos.take(self.v.tables(), sq.index())
+    }
+    fn place(&mut self, sq: Square, piece: Piece) {
+        self.pos.drop_piece(self.v.tables(), sq.index(), piece)
+    }
+}
+
+pub(crate) fn core_for(v: &Arc<Variant>, s: &Setup) -> Box<dyn Core> {
+    fn make<B: Bits>(v: &Arc<Variant>, s: &Setup) -> Box<dyn Core> {
+        Box::new(CoreImpl::<B> {
+            v: v.clone(),
+            pos: Position::from_setup(v.tables(), s),
+        })
+    }
+    match &v.tables {
+        AnyTables::Narrow(_) => make::<u64>(v, s),
+        AnyTables::Mid(_) => make::<u128>(v, s),
+        AnyTables::Wide(_) => make::<Wide>(v, s),
+    }
+}

@@ -1,0 +1,278 @@
+//! Applying an action: the pipeline, hooks included, all or nothing.
+//!
+//! ```text
+//! before_action ─► core applies the action ─► on_removed (each piece that left)
+//!   ─► after_action ─► score ─► on_turn_end ─► judge (core rules, then check_outcome)
+//! ```
+//!
+//! Every hook acts through commands that emit events. If any hook fails, the position,
+//! the rule state, the history and the outcome are restored exactly as they were, and
+//! the error names the script, the line and the hook.
+
+use super::*;
+use crate::hooks::{Hook, HookGame, Hooks, Removed, ScriptError};
+
+/// The most piece removals one action may report to `on_removed` (a guard against a
+/// hook that keeps removing pieces in reaction to removals).
+const MAX_REMOVALS: usize = 10_000;
+
+impl Game {
+    /// Every legal action, sorted by from-square, to-square and promotion. Empty once the
+    /// game is over (or if a `filter_actions` hook fails: [`Game::try_legal_actions`]
+    /// gives the error).
+    pub fn legal_actions(&self) -> Vec<Action> {
+        self.try_legal_actions().unwrap_or_default()
+    }
+
+    /// Every legal action, or the error of a failing `filter_actions` hook.
+    pub fn try_legal_actions(&self) -> Result<Vec<Action>, RuleError> {
+        if self.outcome.is_some() {
+            return Ok(Vec::new());
+        }
+        self.actions().map_err(RuleError::Script)
+    }
+
+    /// The legal actions, through `filter_actions` when the variant defines it.
+    pub(crate) fn actions(&self) -> Result<Vec<Action>, ScriptError> {
+        let core = self.core_actions();
+        let Some(h) = self
+            .variant
+            .hooks
+            .clone()
+            .filter(|h| h.defines(Hook::FilterActions))
+        else {
+            return Ok(core);
+        };
+        let texts = core.iter().map(|a| self.format(a)).collect();
+        let chosen = h.filter_actions(&mut HookGame::read_only(self), texts)?;
+        let mut out = Vec::with_capacity(chosen.len());
+        for text in chosen {
+            let w = notation::parse(&self.variant, &text).map_err(|e| {
+                ScriptError::new(
+                    "filter_actions",
+                    format!("returned `{text}`, which is not an action: {}", e.why),
+                )
+            })?;
+            let found = core.iter().find(|a| {
+                a.from == w.from
+                    && a.to == w.to
+                    && (w.promotion.is_none() || a.promotion == w.promotion)
+            });
+            // An action the core does not know is applied as a plain move.
+            let mut a = found
+                .copied()
+                .unwrap_or(Action::new(w.from, w.to, ActionKind::Normal));
+            if w.promotion.is_some() {
+                a.promotion = w.promotion;
+            }
+            if self
+                .core
+                .piece_at(a.from)
+                .is_none_or(|p| p.side != self.core.to_move())
+            {
+                return Err(ScriptError::new(
+                    "filter_actions",
+                    format!(
+                        "returned `{text}`, but {} holds no piece of the side to move",
+                        self.variant.square_name(a.from)
+                    ),
+                ));
+            }
+            out.push(a);
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Applies a legal action; on any error the game is unchanged.
+    pub fn apply(&mut self, action: Action) -> Result<Vec<Event>, RuleError> {
+        if let Some(o) = &self.outcome {
+            return Err(RuleError::GameOver(o.describe()));
+        }
+        let legal = self.actions().map_err(RuleError::Script)?;
+        if !legal.contains(&action) {
+            return Err(RuleError::Illegal {
+                action: self.format(&action),
+                why: self.explain(action.from, action.to, action.promotion),
+            });
+        }
+        self.apply_unchecked(action)
+    }
+
+    /// Reads an action in the variant's notation and matches it to a legal action.
+    pub fn parse_action(&self, text: &str) -> Result<Action, RuleError> {
+        let w = notation::parse(&self.variant, text)?;
+        if let Some(o) = &self.outcome {
+            return Err(RuleError::GameOver(o.describe()));
+        }
+        let legal = self.actions().map_err(RuleError::Script)?;
+        let matches: Vec<Action> = legal
+            .iter()
+            .copied()
+            .filter(|a| {
+                a.from == w.from
+                    && a.to == w.to
+                    && (w.promotion.is_none() || a.promotion == w.promotion)
+            })
+            .collect();
+        match matches.len() {
+            1 => Ok(matches[0]),
+            0 => Err(RuleError::Illegal {
+                action: text.trim().to_string(),
+                why: self.explain(w.from, w.to, w.promotion),
+            }),
+            _ if matches.iter().all(|a| a.promotion.is_some()) => {
+                let choices: Vec<String> = matches
+                    .iter()
+                    .map(|a| format!("={}", self.variant.kind(a.promotion.unwrap()).letter))
+                    .collect();
+                Err(RuleError::Illegal {
+                    action: text.trim().to_string(),
+                    why: format!("it promotes: add one of {}", choices.join(", ")),
+                })
+            }
+            _ => Err(RuleError::Illegal {
+                action: text.trim().to_string(),
+                why: "it is ambiguous".into(),
+            }),
+        }
+    }
+
+    /// Parses and applies an action written in the variant's notation.
+    pub fn play(&mut self, text: &str) -> Result<Vec<Event>, RuleError> {
+        let a = self.parse_action(text)?;
+        self.apply_unchecked(a)
+    }
+
+    /// Runs the pipeline for an action known to be legal. On error, restores everything.
+    pub(crate) fn apply_unchecked(&mut self, action: Action) -> Result<Vec<Event>, RuleError> {
+        let before = Saved {
+            core: self.core.boxed(),
+            rules: self.rules.clone(),
+        };
+        let hashes = self.hashes.len();
+        let mut events = Vec::new();
+        match self.pipeline(action, &mut events) {
+            Ok(()) => {
+                self.history.push(Ply {
+                    before,
+                    action,
+                    events: events.clone(),
+                });
+                self.last_events = events.clone();
+                Ok(events)
+            }
+            Err(e) => {
+                self.core = before.core;
+                self.rules = before.rules;
+                self.hashes.truncate(hashes);
+                Err(e)
+            }
+        }
+    }
+
+    fn pipeline(&mut self, action: Action, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        let hooks = self.variant.hooks.clone();
+        let defines = |k: Hook| hooks.as_ref().is_some_and(|h| h.defines(k));
+        let text = self.format(&action);
+        let mover = self.core.to_move();
+        self.rules.declared = None;
+
+        if defines(Hook::BeforeAction) {
+            let h = hooks.as_deref().unwrap();
+            let veto = h
+                .before_action(&mut HookGame::new(self, events), &text)
+                .map_err(RuleError::Script)?;
+            if let Some(why) = veto {
+                return Err(RuleError::Illegal { action: text, why });
+            }
+            if !events.is_empty() && !self.actions().map_err(RuleError::Script)?.contains(&action) {
+                return Err(RuleError::Illegal {
+                    action: text,
+                    why: "before_action changed the board so that it is no longer legal".into(),
+                });
+            }
+        }
+
+        let mut reported = events.len();
+        self.core.make(action, events);
+        if defines(Hook::OnRemoved) {
+            self.report_removals(hooks.as_deref().unwrap(), events, &mut reported)?;
+        }
+        if defines(Hook::AfterAction) {
+            let h = hooks.as_deref().unwrap();
+            h.after_action(&mut HookGame::new(self, events), &text)
+                .map_err(RuleError::Script)?;
+            if defines(Hook::OnRemoved) {
+                self.report_removals(h, events, &mut reported)?;
+            }
+        }
+        if defines(Hook::Score) {
+            let h = hooks.as_deref().unwrap();
+            let mut g = HookGame::new(self, events);
+            let points = h.score(&mut g, &text).map_err(RuleError::Script)?;
+            if points != 0 {
+                g.award(mover, points, "score")
+                    .expect("the score hook's view is writable");
+            }
+        }
+        if defines(Hook::OnTurnEnd) {
+            let h = hooks.as_deref().unwrap();
+            h.on_turn_end(&mut HookGame::new(self, events))
+                .map_err(RuleError::Script)?;
+            if defines(Hook::OnRemoved) {
+                self.report_removals(h, events, &mut reported)?;
+            }
+        }
+
+        self.hashes.push(self.core.hash());
+        let outcome = self.judge().map_err(RuleError::Script)?;
+        if let Some(o) = &outcome {
+            events.push(Event::Ended { outcome: o.clone() });
+        }
+        self.outcome = outcome;
+        Ok(())
+    }
+
+    /// Calls `on_removed` for every piece that left the board since `reported`,
+    /// including pieces that those calls remove.
+    fn report_removals(
+        &mut self,
+        h: &dyn Hooks,
+        events: &mut Vec<Event>,
+        reported: &mut usize,
+    ) -> Result<(), RuleError> {
+        let mut count = 0;
+        while *reported < events.len() {
+            let removed = match &events[*reported] {
+                Event::Captured { side, kind, square } => Some(Removed {
+                    square: *square,
+                    piece: Piece::new(*kind, *side),
+                    cause: "capture",
+                }),
+                Event::Removed { side, kind, square } => Some(Removed {
+                    square: *square,
+                    piece: Piece::new(*kind, *side),
+                    cause: "rules",
+                }),
+                _ => None,
+            };
+            *reported += 1;
+            if let Some(r) = removed {
+                count += 1;
+                if count > MAX_REMOVALS {
+                    return Err(RuleError::Script(ScriptError::new(
+                        "on_removed",
+                        format!(
+                            "more than {MAX_REMOVALS} removals in one action: does on_removed keep removing pieces?"
+                        ),
+                    )));
+                }
+                h.on_removed(&mut HookGame::new(self, events), &r)
+                    .map_err(RuleError::Script)?;
+            }
+        }
+        Ok(())
+    }
+}

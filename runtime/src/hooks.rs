@@ -1,0 +1,357 @@
+//! Hooks: rules that no mechanism covers, called by name at fixed points of the pipeline.
+//!
+//! The core does not know Lua: it calls a [`Hooks`] implementation (the Lua host in
+//! `script/` is one; a game can supply its own in Rust). A hook reads the game and acts
+//! only through [`HookGame`] commands, which the core applies, so every change emits
+//! events and a failing hook can be rolled back completely.
+//!
+//! | hook | when | may |
+//! |---|---|---|
+//! | `before_action(game, action)` | before an action is applied | return `false, "why"` to refuse it; issue commands |
+//! | `after_action(game, action)` | after it is applied (and its removals reported) | issue commands |
+//! | `on_removed(game, piece)` | a piece left the board (captured, killed, removed by a rule) | issue commands |
+//! | `on_damage(game, damage)` | a piece is about to take damage | return the new amount |
+//! | `score(game, action)` | after the action | return points for the side that acted, or call `game:award` |
+//! | `on_turn_end(game)` | after every completed turn | issue commands |
+//! | `check_outcome(game)` | after the core judged the position | return an outcome to end the game |
+//! | `filter_actions(game, actions)` | whenever legal actions are listed (the slow path) | return the list to use |
+
+use std::collections::BTreeMap;
+
+use thiserror::Error;
+
+use crate::event::Event;
+use crate::game::Game;
+use crate::geometry::Square;
+use crate::outcome::Outcome;
+use crate::piece::{Piece, Side};
+use crate::rng::Rng;
+use crate::variant::Variant;
+
+/// The hook points of the pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Hook {
+    BeforeAction,
+    AfterAction,
+    OnRemoved,
+    OnDamage,
+    Score,
+    OnTurnEnd,
+    CheckOutcome,
+    FilterActions,
+}
+
+impl Hook {
+    pub const ALL: [Hook; 8] = [
+        Hook::BeforeAction,
+        Hook::AfterAction,
+        Hook::OnRemoved,
+        Hook::OnDamage,
+        Hook::Score,
+        Hook::OnTurnEnd,
+        Hook::CheckOutcome,
+        Hook::FilterActions,
+    ];
+
+    /// The name of the global function that implements it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Hook::BeforeAction => "before_action",
+            Hook::AfterAction => "after_action",
+            Hook::OnRemoved => "on_removed",
+            Hook::OnDamage => "on_damage",
+            Hook::Score => "score",
+            Hook::OnTurnEnd => "on_turn_end",
+            Hook::CheckOutcome => "check_outcome",
+            Hook::FilterActions => "filter_actions",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Hook> {
+        Hook::ALL.into_iter().find(|h| h.name() == name)
+    }
+}
+
+/// A hook failed (an error raised by the script, a limit hit, a wrong return value).
+/// The action was rolled back.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{message}")]
+pub struct ScriptError {
+    /// The hook that failed.
+    pub hook: String,
+    /// `path:line: message`, as precise as the script allows.
+    pub message: String,
+    /// The Lua traceback, if any.
+    pub traceback: String,
+}
+
+impl ScriptError {
+    pub fn new(hook: &str, message: impl Into<String>) -> ScriptError {
+        ScriptError {
+            hook: hook.to_string(),
+            message: message.into(),
+            traceback: String::new(),
+        }
+    }
+}
+
+/// A value a rule keeps in the game between hooks (`game:set` / `game:get`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Var {
+    Int(i64),
+    Bool(bool),
+    Text(String),
+}
+
+/// The rule-level state of a game: what hooks keep, scores, and the seeded generator.
+/// Part of snapshots and of every rollback.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleState {
+    pub vars: BTreeMap<String, Var>,
+    pub scores: [i64; 2],
+    pub rng: Rng,
+    /// An outcome declared by a hook (`game:end_game`), applied after the hook.
+    pub declared: Option<Outcome>,
+}
+
+impl RuleState {
+    pub fn new(seed: u64) -> RuleState {
+        RuleState {
+            vars: BTreeMap::new(),
+            scores: [0; 2],
+            rng: Rng::new(seed),
+            declared: None,
+        }
+    }
+}
+
+/// A piece that left the board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removed {
+    pub square: Square,
+    pub piece: Piece,
+    /// `"capture"` or `"rules"` (removed by a hook's command).
+    pub cause: &'static str,
+}
+
+/// A rules implementation called by the pipeline. Every method has a default that
+/// does nothing, so an implementation overrides only what it defines; `defines` tells
+/// the core which hooks exist, so undefined hooks cost nothing.
+pub trait Hooks: Send + Sync {
+    fn defines(&self, hook: Hook) -> bool;
+
+    /// `Ok(Some(reason))` refuses the action.
+    fn before_action(
+        &self,
+        _g: &mut HookGame<'_>,
+        _action: &str,
+    ) -> Result<Option<String>, ScriptError> {
+        Ok(None)
+    }
+    fn after_action(&self, _g: &mut HookGame<'_>, _action: &str) -> Result<(), ScriptError> {
+        Ok(())
+    }
+    fn on_removed(&self, _g: &mut HookGame<'_>, _removed: &Removed) -> Result<(), ScriptError> {
+        Ok(())
+    }
+    /// Returns the damage to apply instead of `amount`.
+    fn on_damage(
+        &self,
+        _g: &mut HookGame<'_>,
+        _square: Square,
+        amount: i64,
+        _cause: &str,
+    ) -> Result<i64, ScriptError> {
+        Ok(amount)
+    }
+    /// Points for the side that acted.
+    fn score(&self, _g: &mut HookGame<'_>, _action: &str) -> Result<i64, ScriptError> {
+        Ok(0)
+    }
+    fn on_turn_end(&self, _g: &mut HookGame<'_>) -> Result<(), ScriptError> {
+        Ok(())
+    }
+    fn check_outcome(&self, _g: &mut HookGame<'_>) -> Result<Option<Outcome>, ScriptError> {
+        Ok(None)
+    }
+    /// The actions to offer instead of `actions` (in notation).
+    fn filter_actions(
+        &self,
+        _g: &mut HookGame<'_>,
+        actions: Vec<String>,
+    ) -> Result<Vec<String>, ScriptError> {
+        Ok(actions)
+    }
+}
+
+/// The game as a hook sees it: reads, and commands that the core applies at once
+/// (emitting events). Created by the pipeline for the length of one hook call. In the
+/// read-only hooks (`filter_actions`, `check_outcome`) commands are refused.
+pub struct HookGame<'a> {
+    game: GameRef<'a>,
+    events: Option<&'a mut Vec<Event>>,
+}
+
+enum GameRef<'a> {
+    Mut(&'a mut Game),
+    Ref(&'a Game),
+}
+
+const READ_ONLY: &str = "this hook only reads the game; commands belong in the other hooks";
+
+impl<'a> HookGame<'a> {
+    pub(crate) fn new(game: &'a mut Game, events: &'a mut Vec<Event>) -> Self {
+        HookGame {
+            game: GameRef::Mut(game),
+            events: Some(events),
+        }
+    }
+
+    pub(crate) fn read_only(game: &'a Game) -> Self {
+        HookGame {
+            game: GameRef::Ref(game),
+            events: None,
+        }
+    }
+
+    fn g(&self) -> &Game {
+        match &self.game {
+            GameRef::Mut(g) => g,
+            GameRef::Ref(g) => g,
+        }
+    }
+
+    fn g_mut(&mut self) -> Result<(&mut Game, &mut Vec<Event>), String> {
+        match (&mut self.game, &mut self.events) {
+            (GameRef::Mut(g), Some(e)) => Ok((g, e)),
+            _ => Err(READ_ONLY.into()),
+        }
+    }
+
+    pub fn variant(&self) -> &Variant {
+        self.g().variant()
+    }
+    pub fn piece(&self, sq: Square) -> Option<Piece> {
+        self.g().piece_at(sq)
+    }
+    /// Every piece, ordered by square (a1, b1, …).
+    pub fn pieces(&self) -> Vec<(Square, Piece)> {
+        self.g().pieces()
+    }
+    pub fn to_move(&self) -> Side {
+        self.g().to_move()
+    }
+    /// Plies played since the start.
+    pub fn ply(&self) -> usize {
+        self.g().ply()
+    }
+    pub fn in_check(&self) -> bool {
+        self.g().in_check()
+    }
+    pub fn score(&self, side: Side) -> i64 {
+        self.g().rules.scores[side.index()]
+    }
+    pub fn var(&self, name: &str) -> Option<&Var> {
+        self.g().rules.vars.get(name)
+    }
+    /// The legal actions of the core (without `filter_actions`), in notation.
+    pub fn core_actions(&self) -> Vec<String> {
+        let g = self.g();
+        g.core_actions().iter().map(|a| g.format(a)).collect()
+    }
+
+    pub fn set_var(&mut self, name: &str, value: Option<Var>) -> Result<(), String> {
+        let (g, _) = self.g_mut()?;
+        match value {
+            Some(v) => g.rules.vars.insert(name.to_string(), v),
+            None => g.rules.vars.remove(name),
+        };
+        Ok(())
+    }
+    /// A number in `[0, 1)` from the game's seeded generator.
+    pub fn random(&mut self) -> Result<f64, String> {
+        Ok(self.g_mut()?.0.rules.rng.unit())
+    }
+    /// A whole number in `1..=n` from the game's seeded generator.
+    pub fn random_int(&mut self, n: u64) -> Result<u64, String> {
+        Ok(self.g_mut()?.0.rules.rng.below(n.max(1)) + 1)
+    }
+
+    /// Removes the piece on `sq` (emits `Removed`; `on_removed` follows).
+    pub fn remove(&mut self, sq: Square) -> Result<Piece, String> {
+        let name = self.name(sq);
+        let (g, events) = self.g_mut()?;
+        let piece = g
+            .core_mut()
+            .remove(sq)
+            .ok_or_else(|| format!("there is no piece on {name}"))?;
+        events.push(Event::Removed {
+            side: piece.side,
+            kind: piece.kind,
+            square: sq,
+        });
+        Ok(piece)
+    }
+    /// Puts a piece on an empty square.
+    pub fn place(&mut self, sq: Square, piece: Piece) -> Result<(), String> {
+        let name = self.name(sq);
+        let (g, events) = self.g_mut()?;
+        if g.piece_at(sq).is_some() {
+            return Err(format!("{name} is occupied"));
+        }
+        g.core_mut().place(sq, piece);
+        events.push(Event::Placed {
+            side: piece.side,
+            kind: piece.kind,
+            square: sq,
+        });
+        Ok(())
+    }
+    /// Moves a piece to an empty square.
+    pub fn move_piece(&mut self, from: Square, to: Square) -> Result<(), String> {
+        let (nf, nt) = (self.name(from), self.name(to));
+        let (g, events) = self.g_mut()?;
+        if g.piece_at(to).is_some() {
+            return Err(format!("{nt} is occupied"));
+        }
+        let piece = g
+            .core_mut()
+            .remove(from)
+            .ok_or_else(|| format!("there is no piece on {nf}"))?;
+        g.core_mut().place(to, piece);
+        events.push(Event::Moved {
+            side: piece.side,
+            kind: piece.kind,
+            from,
+            to,
+        });
+        Ok(())
+    }
+    /// Adds points to a side's score.
+    pub fn award(&mut self, side: Side, points: i64, reason: &str) -> Result<(), String> {
+        let (g, events) = self.g_mut()?;
+        g.rules.scores[side.index()] += points;
+        events.push(Event::Scored {
+            side,
+            points,
+            reason: reason.to_string(),
+        });
+        Ok(())
+    }
+    /// A line for the event log.
+    pub fn note(&mut self, text: &str) -> Result<(), String> {
+        self.g_mut()?.1.push(Event::Note {
+            text: text.to_string(),
+        });
+        Ok(())
+    }
+    /// Ends the game once the current hook returns.
+    pub fn end_game(&mut self, outcome: Outcome) -> Result<(), String> {
+        self.g_mut()?.0.rules.declared = Some(outcome);
+        Ok(())
+    }
+
+    fn name(&self, sq: Square) -> String {
+        self.g().variant().square_name(sq)
+    }
+}

@@ -1,0 +1,253 @@
+//! The `game` object that hooks receive: reads, and commands the core applies.
+//! Squares are names (`"e4"`), sides `"white"`/`"black"`, kinds the variant's names.
+//! Every list is ordered (by square), so no result depends on table order.
+
+use mlua::{Lua, Table, UserData, UserDataMethods, Value};
+
+use super::{Current, where_};
+use crate::geometry::Square;
+use crate::hooks::{HookGame, Var};
+use crate::outcome::{GameResult, Outcome, Reason};
+use crate::piece::{Piece, Side};
+
+/// The userdata behind `game`. It holds nothing: each method acts on the hook call in
+/// progress.
+pub(crate) struct GameObject;
+
+/// A Lua error at the calling script line.
+fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
+    mlua::Error::RuntimeError(format!("{}{message}", where_(lua, 1)))
+}
+
+fn with_game<R>(
+    lua: &Lua,
+    f: impl FnOnce(&mut HookGame<'_>) -> Result<R, String>,
+) -> mlua::Result<R> {
+    let ptr = lua
+        .app_data_ref::<Current>()
+        .map(|c| c.0)
+        .ok_or_else(|| fail(lua, "the game object can only be used while a hook runs"))?;
+    // SAFETY: the pointer is set by `LuaHooks::call` for the length of the hook call that is
+    // running this method, and nothing else uses that `HookGame` meanwhile.
+    let g = unsafe { &mut *ptr };
+    f(g).map_err(|m| fail(lua, m))
+}
+
+fn square(g: &HookGame<'_>, name: &str) -> Result<Square, String> {
+    g.variant().geometry.parse(name).map_err(|e| e.to_string())
+}
+
+fn side(name: &str) -> Result<Side, String> {
+    Side::parse(name).ok_or_else(|| format!("`{name}` is not a side (\"white\" or \"black\")"))
+}
+
+pub(crate) fn piece_table(lua: &Lua, square: &str, kind: &str, side: &str) -> mlua::Result<Table> {
+    let t = lua.create_table_with_capacity(0, 4)?;
+    t.set("square", square)?;
+    t.set("kind", kind)?;
+    t.set("side", side)?;
+    Ok(t)
+}
+
+/// An outcome from a hook's words: `"white"`, `"black"` (the winner) or `"draw"`.
+pub(crate) fn outcome(result: &str, reason: Option<&str>) -> Result<Outcome, String> {
+    let reason = Reason::Rule(reason.unwrap_or("rules").to_string());
+    let result = match result {
+        "draw" => GameResult::Draw,
+        other => GameResult::Win(
+            side(other)
+                .map_err(|_| format!("`{other}` is not \"white\", \"black\" or \"draw\""))?,
+        ),
+    };
+    Ok(Outcome { result, reason })
+}
+
+fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
+    Ok(match v {
+        toml::Value::String(s) => Value::String(lua.create_string(s)?),
+        toml::Value::Integer(i) => Value::Integer(*i),
+        toml::Value::Float(f) => Value::Number(*f),
+        toml::Value::Boolean(b) => Value::Boolean(*b),
+        toml::Value::Datetime(d) => Value::String(lua.create_string(d.to_string())?),
+        toml::Value::Array(a) => {
+            let t = lua.create_table()?;
+            for (i, x) in a.iter().enumerate() {
+                t.raw_set(i + 1, toml_to_lua(lua, x)?)?;
+            }
+            Value::Table(t)
+        }
+        toml::Value::Table(m) => {
+            let t = lua.create_table()?;
+            for (k, x) in m {
+                t.raw_set(k.as_str(), toml_to_lua(lua, x)?)?;
+            }
+            Value::Table(t)
+        }
+    })
+}
+
+impl UserData for GameObject {
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        m.add_method("to_move", |lua, _, ()| {
+            with_game(lua, |g| Ok(g.to_move().name()))
+        });
+        m.add_method("ply", |lua, _, ()| with_game(lua, |g| Ok(g.ply() as i64)));
+        m.add_method("in_check", |lua, _, ()| {
+            with_game(lua, |g| Ok(g.in_check()))
+        });
+        m.add_method("score", |lua, _, s: String| {
+            with_game(lua, |g| Ok(g.score(side(&s)?)))
+        });
+        m.add_method("piece", |lua, _, sq: String| {
+            let found = with_game(lua, |g| {
+                let s = square(g, &sq)?;
+                Ok(g.piece(s)
+                    .map(|p| (s, p, g.variant().kind(p.kind).name.clone())))
+            })?;
+            match found {
+                None => Ok(Value::Nil),
+                Some((s, p, kind)) => Ok(Value::Table(piece_table(
+                    lua,
+                    &sq_name(lua, s)?,
+                    &kind,
+                    p.side.name(),
+                )?)),
+            }
+        });
+        m.add_method("pieces", |lua, _, which: Option<String>| {
+            let list = with_game(lua, |g| {
+                let only = which.as_deref().map(side).transpose()?;
+                Ok(g.pieces()
+                    .into_iter()
+                    .filter(|(_, p)| only.is_none_or(|s| p.side == s))
+                    .collect::<Vec<_>>())
+            })?;
+            let t = lua.create_table_with_capacity(list.len(), 0)?;
+            for (i, (s, p)) in list.into_iter().enumerate() {
+                let row = with_game(lua, |g| {
+                    Ok((
+                        g.variant().square_name(s),
+                        g.variant().kind(p.kind).name.clone(),
+                    ))
+                })?;
+                t.raw_set(i + 1, piece_table(lua, &row.0, &row.1, p.side.name())?)?;
+            }
+            Ok(t)
+        });
+        m.add_method("offset", |lua, _, (sq, dx, dy): (String, i64, i64)| {
+            with_game(lua, |g| {
+                let s = square(g, &sq)?;
+                let geo = g.variant().geometry;
+                Ok(geo
+                    .offset(s, (dx.clamp(-16, 16) as i8, dy.clamp(-16, 16) as i8))
+                    .map(|x| g.variant().square_name(x)))
+            })
+        });
+        m.add_method("get", |lua, _, name: String| {
+            let v = with_game(lua, |g| Ok(g.var(&name).cloned()))?;
+            Ok(match v {
+                None => Value::Nil,
+                Some(Var::Int(i)) => Value::Integer(i),
+                Some(Var::Bool(b)) => Value::Boolean(b),
+                Some(Var::Text(t)) => Value::String(lua.create_string(t)?),
+            })
+        });
+        m.add_method("set", |lua, _, (name, value): (String, Value)| {
+            let var = match value {
+                Value::Nil => None,
+                Value::Integer(i) => Some(Var::Int(i)),
+                Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
+                    Some(Var::Int(n as i64))
+                }
+                Value::Boolean(b) => Some(Var::Bool(b)),
+                Value::String(s) => Some(Var::Text(s.to_string_lossy())),
+                other => {
+                    return Err(fail(
+                        lua,
+                        format!(
+                            "game:set keeps whole numbers, booleans and strings, not a {}",
+                            other.type_name()
+                        ),
+                    ));
+                }
+            };
+            with_game(lua, |g| g.set_var(&name, var))
+        });
+        m.add_method("random", |lua, _, n: Option<i64>| {
+            with_game(lua, |g| match n {
+                None => g.random().map(Value::Number),
+                Some(n) if n >= 1 => g.random_int(n as u64).map(|x| Value::Integer(x as i64)),
+                Some(n) => Err(format!("game:random({n}): n must be at least 1")),
+            })
+        });
+        m.add_method("param", |lua, _, path: String| {
+            let v = with_game(lua, |g| Ok(g.variant().param(&path).cloned()))?;
+            match v {
+                Some(v) => toml_to_lua(lua, &v),
+                None => Err(fail(
+                    lua,
+                    format!("no parameter `{path}` in variant.toml ([params] or any dotted key)"),
+                )),
+            }
+        });
+        m.add_method("actions", |lua, _, ()| {
+            let list = with_game(lua, |g| Ok(g.core_actions()))?;
+            lua.create_sequence_from(list)
+        });
+
+        m.add_method("remove", |lua, _, sq: String| {
+            let (s, p) = with_game(lua, |g| {
+                let s = square(g, &sq)?;
+                Ok((s, g.remove(s)?))
+            })?;
+            let (name, kind) = with_game(lua, |g| {
+                Ok((
+                    g.variant().square_name(s),
+                    g.variant().kind(p.kind).name.clone(),
+                ))
+            })?;
+            piece_table(lua, &name, &kind, p.side.name())
+        });
+        m.add_method(
+            "place",
+            |lua, _, (sq, kind, s): (String, String, String)| {
+                with_game(lua, |g| {
+                    let at = square(g, &sq)?;
+                    let k = g
+                        .variant()
+                        .kind_named(&kind)
+                        .ok_or_else(|| format!("`{kind}` is not a piece kind of this variant"))?;
+                    g.place(at, Piece::new(k, side(&s)?))
+                })
+            },
+        );
+        m.add_method("move", |lua, _, (from, to): (String, String)| {
+            with_game(lua, |g| {
+                let (f, t) = (square(g, &from)?, square(g, &to)?);
+                g.move_piece(f, t)
+            })
+        });
+        m.add_method(
+            "award",
+            |lua, _, (s, points, reason): (String, i64, Option<String>)| {
+                with_game(lua, |g| {
+                    g.award(side(&s)?, points, reason.as_deref().unwrap_or("rules"))
+                })
+            },
+        );
+        m.add_method("note", |lua, _, text: String| {
+            with_game(lua, |g| g.note(&text))
+        });
+        m.add_method(
+            "end_game",
+            |lua, _, (result, reason): (String, Option<String>)| {
+                with_game(lua, |g| g.end_game(outcome(&result, reason.as_deref())?))
+            },
+        );
+        m.add_meta_method("__tostring", |_, _, ()| Ok("game"));
+    }
+}
+
+fn sq_name(lua: &Lua, s: Square) -> mlua::Result<String> {
+    with_game(lua, |g| Ok(g.variant().square_name(s)))
+}

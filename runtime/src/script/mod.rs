@@ -1,0 +1,584 @@
+//! The Lua host: a variant's `rules.lua`, run in a sandbox, as the pipeline's hooks.
+//!
+//! - **One Lua 5.4 state per loaded variant**, with only the `table`, `string`, `math`
+//!   and `utf8` libraries. `io`, `os`, `package`/`require`, `debug` and coroutines are
+//!   not loaded; `dofile`, `loadfile`, `load`, `collectgarbage`, `string.dump`,
+//!   `math.random` and `math.randomseed` are removed (`game:random()` is the seeded
+//!   replacement). `print` writes a note into the action's events.
+//! - **Limits**: a memory limit for the state and an instruction budget per hook call
+//!   (`[scripting]` in variant.toml). A runaway hook is stopped with an error naming the
+//!   script and the line it was on.
+//! - **Errors name places**: chunks are named `@<path>`, so errors read
+//!   `scripts/<v>/rules.lua:7: ...`, with a traceback.
+//! - **Globals are frozen** after loading: a hook cannot create globals (state belongs
+//!   in the game, `game:set`, so that rollback and undo cover it), and reading an
+//!   undefined global is an error (it catches typos).
+//! - **Determinism**: hooks get ordered lists, never tables to iterate with `pairs`.
+//!
+//! The `game` object (first argument of every hook) is documented in `scripts/README.md`.
+
+mod api;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mlua::chunk::ChunkMode;
+use mlua::{
+    Function, HookTriggers, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Value, VmState,
+};
+
+use crate::error::{LoadError, Problem};
+use crate::geometry::Square;
+use crate::hooks::{Hook, HookGame, Hooks, Removed, ScriptError};
+use crate::outcome::Outcome;
+use crate::variant::{Script, Variant};
+
+/// Instructions between two checks of the budget.
+const CHECK_EVERY: u32 = 1000;
+
+/// The hooks of a variant's `rules.lua`.
+pub struct LuaHooks {
+    lua: Lua,
+    game: mlua::AnyUserData,
+    funcs: [Option<Function>; Hook::ALL.len()],
+    xpcall: Function,
+    handler: Function,
+    budget: Arc<AtomicU64>,
+    limit: u64,
+    memory_mb: u32,
+    /// The variant's own script, named in errors that have no better place.
+    label: String,
+}
+
+/// The hook call in progress: the view of the game its `game` object acts on. Set for
+/// the length of one call, removed right after (see `LuaHooks::call`).
+struct Current(*mut HookGame<'static>);
+
+// SAFETY: `Current` only lives inside a hook call on the thread making it; the Lua state
+// is locked for that whole call, so no other thread can reach the pointer.
+unsafe impl Send for Current {}
+
+/// Splits `path:line: message` (Lua's format) into a located problem.
+fn lua_problem(label: &str, message: &str) -> Problem {
+    let rest = message
+        .strip_prefix(label)
+        .and_then(|r| r.strip_prefix(':'));
+    if let Some(rest) = rest
+        && let Some((line, msg)) = rest.split_once(':')
+        && let Ok(line) = line.trim().parse::<usize>()
+    {
+        return Problem {
+            file: label.to_string(),
+            line,
+            col: 0,
+            message: msg.trim().to_string(),
+        };
+    }
+    Problem {
+        file: label.to_string(),
+        line: 0,
+        col: 0,
+        message: message.to_string(),
+    }
+}
+
+/// The innermost message of an mlua error (callback errors wrap their cause).
+fn root_message(e: &mlua::Error) -> String {
+    let mut e = e;
+    loop {
+        match e {
+            mlua::Error::CallbackError { cause, .. } => e = cause,
+            mlua::Error::RuntimeError(m) => return m.clone(),
+            mlua::Error::SyntaxError { message, .. } => return message.clone(),
+            mlua::Error::MemoryError(m) => return m.clone(),
+            mlua::Error::WithContext { cause, .. } => e = cause,
+            other => return other.to_string(),
+        }
+    }
+}
+
+/// `short_src:line:` of the Lua function `level` frames up, for errors raised in Rust.
+pub(crate) fn where_(lua: &Lua, level: usize) -> String {
+    lua.inspect_stack(level, |d| {
+        let src = d
+            .source()
+            .short_src
+            .map(|s| s.into_owned())
+            .unwrap_or_default();
+        match d.current_line() {
+            Some(l) => format!("{src}:{l}: "),
+            None => String::new(),
+        }
+    })
+    .unwrap_or_default()
+}
+
+impl LuaHooks {
+    /// Builds the sandbox and runs the variant's scripts (parents first). Every problem
+    /// found is reported.
+    pub fn load(v: &Variant) -> Result<LuaHooks, LoadError> {
+        let label = v
+            .scripts
+            .last()
+            .map(|s| s.label.clone())
+            .unwrap_or_default();
+        let fail = |p: Problem| LoadError::Invalid { problems: vec![p] };
+        let internal = |e: mlua::Error| {
+            fail(Problem {
+                file: label.clone(),
+                line: 0,
+                col: 0,
+                message: e.to_string(),
+            })
+        };
+
+        let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8;
+        let lua = Lua::new_with(libs, LuaOptions::default()).map_err(internal)?;
+        let g = lua.globals();
+        let xpcall: Function = g.get("xpcall").map_err(internal)?;
+        lua.load(PRELUDE)
+            .set_name("=prelude")
+            .exec()
+            .map_err(internal)?;
+        let print = lua
+            .create_function(|lua, args: MultiValue| {
+                let text: Vec<String> = args
+                    .iter()
+                    .map(|v| v.to_string().unwrap_or_else(|_| "?".into()))
+                    .collect();
+                let line = text.join("\t");
+                match lua.app_data_ref::<Current>() {
+                    // SAFETY: see `Current`.
+                    Some(c) => {
+                        let _ = unsafe { &mut *c.0 }.note(&line);
+                    }
+                    None => eprintln!("{}{line}", where_(lua, 1)),
+                }
+                Ok(())
+            })
+            .map_err(internal)?;
+        g.set("print", print).map_err(internal)?;
+        let handler = lua
+            .create_function(|lua, err: Value| {
+                let message = match &err {
+                    Value::Error(e) => root_message(e),
+                    Value::String(s) => s.to_string_lossy(),
+                    other => other
+                        .to_string()
+                        .unwrap_or_else(|_| "an error object".into()),
+                };
+                let mut trace = String::from("stack traceback:");
+                for level in 1..24 {
+                    let Some(frame) = lua.inspect_stack(level, |d| {
+                        let s = d.source();
+                        if s.what == "C" {
+                            return None;
+                        }
+                        let src = s.short_src.map(|x| x.into_owned()).unwrap_or_default();
+                        let name = match (d.names().name, s.what) {
+                            (Some(n), _) => format!("function '{n}'"),
+                            (None, "main") => "main chunk".to_string(),
+                            (None, _) => {
+                                format!("function <{src}:{}>", s.line_defined.unwrap_or(0))
+                            }
+                        };
+                        Some(format!(
+                            "\n\t{src}:{}: in {name}",
+                            d.current_line().unwrap_or(0)
+                        ))
+                    }) else {
+                        break;
+                    };
+                    if let Some(f) = frame {
+                        trace.push_str(&f);
+                    }
+                }
+                Ok(format!("{message}\n{trace}"))
+            })
+            .map_err(internal)?;
+
+        let builtins: Vec<String> = g
+            .pairs::<String, Value>()
+            .filter_map(|kv| kv.ok().map(|(k, _)| k))
+            .collect();
+        let mut problems = Vec::new();
+        for (i, script) in v.scripts.iter().enumerate() {
+            if i > 0 {
+                // A child variant's hooks replace its parent's; the parent's stay callable.
+                let parent = lua.create_table().map_err(internal)?;
+                for h in Hook::ALL {
+                    if let Ok(f) = g.get::<Function>(h.name()) {
+                        parent.set(h.name(), f).map_err(internal)?;
+                    }
+                }
+                g.set("parent", parent).map_err(internal)?;
+            }
+            if let Err(e) = lua
+                .load(&script.text)
+                .set_name(format!("@{}", script.label))
+                .set_mode(ChunkMode::Text)
+                .exec()
+            {
+                problems.push(lua_problem(&script.label, &root_message(&e)));
+            }
+        }
+        if problems.is_empty() {
+            problems.extend(misspelt_hooks(&lua, &builtins, &v.scripts));
+        }
+        if !problems.is_empty() {
+            return Err(LoadError::Invalid { problems });
+        }
+
+        let mut funcs: [Option<Function>; Hook::ALL.len()] = Default::default();
+        for (i, h) in Hook::ALL.iter().enumerate() {
+            funcs[i] = match g.get::<Value>(h.name()).map_err(internal)? {
+                Value::Function(f) => Some(f),
+                Value::Nil => None,
+                other => {
+                    return Err(fail(Problem {
+                        file: label.clone(),
+                        line: 0,
+                        col: 0,
+                        message: format!(
+                            "`{}` must be a function, not a {}",
+                            h.name(),
+                            other.type_name()
+                        ),
+                    }));
+                }
+            };
+        }
+        lua.load(FREEZE)
+            .set_name("=freeze")
+            .exec()
+            .map_err(internal)?;
+
+        let limit = v.scripting.instruction_limit.max(1);
+        let budget = Arc::new(AtomicU64::new(limit));
+        let b = budget.clone();
+        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), move |_lua, d| {
+            let left = b.load(Ordering::Relaxed);
+            if left <= CHECK_EVERY as u64 {
+                let src = d.source().short_src.map(|s| s.into_owned()).unwrap_or_default();
+                let line = d.current_line().unwrap_or(0);
+                return Err(mlua::Error::RuntimeError(format!(
+                    "{src}:{line}: stopped after {limit} instructions (an endless loop?); raise [scripting] instruction_limit if the rule really needs more"
+                )));
+            }
+            b.store(left - CHECK_EVERY as u64, Ordering::Relaxed);
+            Ok(VmState::Continue)
+        })
+        .map_err(internal)?;
+        let base = lua.used_memory();
+        lua.set_memory_limit(base + v.scripting.memory_limit_mb as usize * 1024 * 1024)
+            .map_err(internal)?;
+
+        let game = lua.create_userdata(api::GameObject).map_err(internal)?;
+        Ok(LuaHooks {
+            lua,
+            game,
+            funcs,
+            xpcall,
+            handler,
+            budget,
+            limit,
+            memory_mb: v.scripting.memory_limit_mb,
+            label,
+        })
+    }
+
+    fn func(&self, hook: Hook) -> &Function {
+        self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()]
+            .as_ref()
+            .expect("called only when defined")
+    }
+
+    /// Calls a hook with `game` and `args`; returns what it returned.
+    fn call(
+        &self,
+        hook: Hook,
+        g: &mut HookGame<'_>,
+        args: impl IntoLuaMulti,
+    ) -> Result<MultiValue, ScriptError> {
+        let err = |m: String| ScriptError::new(hook.name(), m);
+        let mut all = MultiValue::new();
+        all.push_back(Value::Function(self.func(hook).clone()));
+        all.push_back(Value::Function(self.handler.clone()));
+        all.push_back(Value::UserData(self.game.clone()));
+        all.extend(
+            args.into_lua_multi(&self.lua)
+                .map_err(|e| err(e.to_string()))?,
+        );
+
+        let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
+        self.lua.set_app_data(Current(ptr));
+        self.budget.store(self.limit, Ordering::Relaxed);
+        let result = self.xpcall.call::<MultiValue>(all);
+        self.lua.remove_app_data::<Current>();
+
+        let mut values = match result {
+            Ok(v) => v,
+            Err(e) => return Err(self.failure(hook, &root_message(&e))),
+        };
+        match values.pop_front() {
+            Some(Value::Boolean(true)) => Ok(values),
+            _ => {
+                let text = match values.pop_front() {
+                    Some(Value::String(s)) => s.to_string_lossy(),
+                    Some(Value::Error(e)) => root_message(&e),
+                    other => format!("{other:?}"),
+                };
+                Err(self.failure(hook, &text))
+            }
+        }
+    }
+
+    /// A failed call's message and traceback, as a script error.
+    fn failure(&self, hook: Hook, text: &str) -> ScriptError {
+        let (message, traceback) = match text.split_once("\nstack traceback:") {
+            Some((m, t)) => (m.to_string(), format!("stack traceback:{t}")),
+            None => (text.to_string(), String::new()),
+        };
+        let message = if message.contains("not enough memory") {
+            format!(
+                "{}: the rules ran out of memory ([scripting] memory_limit_mb = {})",
+                self.label, self.memory_mb
+            )
+        } else if message.starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '/')
+            && message.contains(".lua:")
+        {
+            message
+        } else {
+            format!("{}: {message}", self.label)
+        };
+        ScriptError {
+            hook: hook.name().to_string(),
+            message,
+            traceback,
+        }
+    }
+
+    fn wrong_type(&self, hook: Hook, expected: &str, got: &Value) -> ScriptError {
+        let line = self.func(hook).info().line_defined.unwrap_or(0);
+        ScriptError::new(
+            hook.name(),
+            format!(
+                "{}:{line}: `{}` must return {expected}, not a {}",
+                self.label,
+                hook.name(),
+                got.type_name()
+            ),
+        )
+    }
+}
+
+impl Hooks for LuaHooks {
+    fn defines(&self, hook: Hook) -> bool {
+        self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()].is_some()
+    }
+
+    fn before_action(
+        &self,
+        g: &mut HookGame<'_>,
+        action: &str,
+    ) -> Result<Option<String>, ScriptError> {
+        let mut r = self.call(Hook::BeforeAction, g, action)?;
+        match r.pop_front().unwrap_or(Value::Nil) {
+            Value::Nil | Value::Boolean(true) => Ok(None),
+            Value::Boolean(false) => Ok(Some(match r.pop_front() {
+                Some(Value::String(s)) => s.to_string_lossy(),
+                _ => "a rule refuses it (before_action)".to_string(),
+            })),
+            other => Err(self.wrong_type(
+                Hook::BeforeAction,
+                "nothing, true, or false and a reason",
+                &other,
+            )),
+        }
+    }
+
+    fn after_action(&self, g: &mut HookGame<'_>, action: &str) -> Result<(), ScriptError> {
+        self.call(Hook::AfterAction, g, action).map(|_| ())
+    }
+
+    fn on_removed(&self, g: &mut HookGame<'_>, removed: &Removed) -> Result<(), ScriptError> {
+        let v = g.variant();
+        let (sq, kind, side) = (
+            v.square_name(removed.square),
+            v.kind(removed.piece.kind).name.clone(),
+            removed.piece.side.name(),
+        );
+        let t = api::piece_table(&self.lua, &sq, &kind, side)
+            .map_err(|e| ScriptError::new("on_removed", e.to_string()))?;
+        t.set("cause", removed.cause)
+            .map_err(|e| ScriptError::new("on_removed", e.to_string()))?;
+        self.call(Hook::OnRemoved, g, t).map(|_| ())
+    }
+
+    fn on_damage(
+        &self,
+        g: &mut HookGame<'_>,
+        square: Square,
+        amount: i64,
+        cause: &str,
+    ) -> Result<i64, ScriptError> {
+        let sq = g.variant().square_name(square);
+        let mut r = self.call(Hook::OnDamage, g, (sq, amount, cause))?;
+        match r.pop_front().unwrap_or(Value::Nil) {
+            Value::Nil => Ok(amount),
+            Value::Integer(n) => Ok(n.max(0)),
+            Value::Number(n) if n.fract() == 0.0 => Ok((n as i64).max(0)),
+            other => Err(self.wrong_type(Hook::OnDamage, "a whole number or nil", &other)),
+        }
+    }
+
+    fn score(&self, g: &mut HookGame<'_>, action: &str) -> Result<i64, ScriptError> {
+        let mut r = self.call(Hook::Score, g, action)?;
+        match r.pop_front().unwrap_or(Value::Nil) {
+            Value::Nil => Ok(0),
+            Value::Integer(n) => Ok(n),
+            Value::Number(n) if n.fract() == 0.0 => Ok(n as i64),
+            other => Err(self.wrong_type(Hook::Score, "a whole number or nil", &other)),
+        }
+    }
+
+    fn on_turn_end(&self, g: &mut HookGame<'_>) -> Result<(), ScriptError> {
+        self.call(Hook::OnTurnEnd, g, ()).map(|_| ())
+    }
+
+    fn check_outcome(&self, g: &mut HookGame<'_>) -> Result<Option<Outcome>, ScriptError> {
+        let mut r = self.call(Hook::CheckOutcome, g, ())?;
+        let first = r.pop_front().unwrap_or(Value::Nil);
+        let reason = match r.pop_front() {
+            Some(Value::String(s)) => Some(s.to_string_lossy()),
+            _ => None,
+        };
+        match &first {
+            Value::Nil => Ok(None),
+            Value::String(s) => api::outcome(&s.to_string_lossy(), reason.as_deref())
+                .map(Some)
+                .map_err(|m| {
+                    ScriptError::new(
+                        "check_outcome",
+                        format!("{}: check_outcome: {m}", self.label),
+                    )
+                }),
+            _ => Err(self.wrong_type(
+                Hook::CheckOutcome,
+                "nil, or \"white\"/\"black\"/\"draw\" and a reason",
+                &first,
+            )),
+        }
+    }
+
+    fn filter_actions(
+        &self,
+        g: &mut HookGame<'_>,
+        actions: Vec<String>,
+    ) -> Result<Vec<String>, ScriptError> {
+        let list = self
+            .lua
+            .create_sequence_from(actions)
+            .map_err(|e| ScriptError::new("filter_actions", e.to_string()))?;
+        let mut r = self.call(Hook::FilterActions, g, list)?;
+        match r.pop_front().unwrap_or(Value::Nil) {
+            Value::Table(t) => {
+                let mut out = Vec::new();
+                for v in t.sequence_values::<Value>() {
+                    match v {
+                        Ok(Value::String(s)) => out.push(s.to_string_lossy()),
+                        Ok(other) => {
+                            return Err(self.wrong_type(
+                                Hook::FilterActions,
+                                "a list of action strings",
+                                &other,
+                            ));
+                        }
+                        Err(e) => return Err(ScriptError::new("filter_actions", e.to_string())),
+                    }
+                }
+                Ok(out)
+            }
+            other => Err(self.wrong_type(Hook::FilterActions, "a list of action strings", &other)),
+        }
+    }
+}
+
+/// Every global function the scripts defined that looks like a misspelt hook.
+fn misspelt_hooks(lua: &Lua, builtins: &[String], scripts: &[Script]) -> Vec<Problem> {
+    let mut names: Vec<(String, Function)> = lua
+        .globals()
+        .pairs::<String, Value>()
+        .filter_map(|kv| match kv.ok()? {
+            (k, Value::Function(f)) if !builtins.contains(&k) && k != "parent" => Some((k, f)),
+            _ => None,
+        })
+        .collect();
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    let hooks: Vec<&str> = Hook::ALL.iter().map(|h| h.name()).collect();
+    let mut out = Vec::new();
+    for (name, f) in names {
+        if hooks.contains(&name.as_str()) {
+            continue;
+        }
+        let near = hooks
+            .iter()
+            .min_by_key(|h| crate::variant::edit_distance(&name, h))
+            .unwrap();
+        if name.starts_with("on_") || crate::variant::edit_distance(&name, near) <= 2 {
+            let info = f.info();
+            let file = info
+                .source
+                .as_deref()
+                .and_then(|s| s.strip_prefix('@'))
+                .map(str::to_string);
+            let file =
+                file.unwrap_or_else(|| scripts.last().map(|s| s.label.clone()).unwrap_or_default());
+            out.push(Problem {
+                file,
+                line: info.line_defined.unwrap_or(0),
+                col: 0,
+                message: format!(
+                    "`{name}` is not a hook (did you mean `{near}`?); the hooks are {} (other helper functions must not start with `on_`)",
+                    hooks.join(", ")
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// Run before the scripts: remove what a sandbox must not have, and guard the string
+/// pattern functions (which run in C, out of reach of the instruction budget) against
+/// huge inputs.
+const PRELUDE: &str = r#"
+dofile, loadfile, load, collectgarbage, require = nil, nil, nil, nil, nil
+string.dump = nil
+math.random, math.randomseed = nil, nil
+getmetatable("").__metatable = "protected"
+for _, name in ipairs({ "find", "match", "gmatch", "gsub" }) do
+  local f = string[name]
+  string[name] = function(s, pattern, ...)
+    if type(s) == "string" and #s > 10000 then
+      error("string." .. name .. ": subject longer than 10000 characters (sandbox limit)", 2)
+    end
+    if type(pattern) == "string" and #pattern > 200 then
+      error("string." .. name .. ": pattern longer than 200 characters (sandbox limit)", 2)
+    end
+    return f(s, pattern, ...)
+  end
+end
+"#;
+
+/// Run after the scripts: no new globals, no reading undefined ones.
+const FREEZE: &str = r#"
+setmetatable(_G, {
+  __newindex = function(_, k)
+    error("hooks cannot create global variables (`" .. tostring(k) .. "`): keep state with game:set(name, value)", 2)
+  end,
+  __index = function(_, k)
+    error("unknown global `" .. tostring(k) .. "`", 2)
+  end,
+  __metatable = "protected",
+})
+"#;

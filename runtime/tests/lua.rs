@@ -1,0 +1,476 @@
+//! The Lua host: hooks at each point of the pipeline, the `game` API, errors with
+//! places, rollback, and hostile scripts contained.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use varia::{Game, GameResult, LoadError, RuleError, Side, Variant};
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A variant folder extending standard chess with `rules` as its rules.lua.
+fn folder(rules: &str, toml_extra: &str) -> PathBuf {
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("varia-lua-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("variant.toml"),
+        format!("extends = \"standard\"\n{toml_extra}\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("rules.lua"), rules).unwrap();
+    dir
+}
+
+fn load(rules: &str) -> Arc<Variant> {
+    load_with(rules, "")
+}
+
+fn load_with(rules: &str, toml_extra: &str) -> Arc<Variant> {
+    let dir = folder(rules, toml_extra);
+    Variant::load(dir.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn load_err(rules: &str) -> Vec<String> {
+    let dir = folder(rules, "");
+    match Variant::load(dir.to_str().unwrap()) {
+        Ok(_) => panic!("expected a load error"),
+        Err(e) => e.problems().iter().map(|p| p.to_string()).collect(),
+    }
+}
+
+fn play(g: &mut Game, moves: &str) {
+    for m in moves.split_whitespace() {
+        g.play(m).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+}
+
+/// The whole observable state, to compare before and after a refused action.
+fn state(g: &Game) -> String {
+    serde_json::to_string(&g.snapshot()).unwrap()
+}
+
+fn script_error(r: Result<Vec<varia::Event>, RuleError>) -> varia::ScriptError {
+    match r {
+        Err(RuleError::Script(e)) => e,
+        other => panic!("expected a script error, got {other:?}"),
+    }
+}
+
+#[test]
+fn turn_end_and_score_hooks_award_points() {
+    let v = load_with(
+        r#"
+        function on_turn_end(game)
+          game:award(game:to_move() == "white" and "black" or "white", 1, "turn")
+        end
+        function score(game, action)
+          if action == "e2-e4" then return game:param("bonus") end
+        end
+        "#,
+        "[params]\nbonus = 5",
+    );
+    let mut g = Game::new(v.clone());
+    let events = g.play("e2-e4").unwrap();
+    let lines: Vec<String> = events.iter().map(|e| e.describe(&v)).collect();
+    assert_eq!(
+        lines,
+        vec![
+            "white pawn e2-e4",
+            "white scores 5 (score)",
+            "white scores 1 (turn)"
+        ],
+        "score runs before on_turn_end"
+    );
+    play(&mut g, "e7-e5");
+    assert_eq!(g.scores(), [6, 1]);
+    g.undo(1);
+    assert_eq!(g.scores(), [6, 0], "undo restores scores");
+}
+
+#[test]
+fn before_action_can_refuse_with_a_reason() {
+    let v = load(
+        r#"
+        function before_action(game, action)
+          local p = game:piece(action:sub(1, 2))
+          if p and p.kind == "queen" then return false, "queens are on strike" end
+        end
+        "#,
+    );
+    let mut g = Game::new(v);
+    play(&mut g, "e2-e4 e7-e5");
+    let before = state(&g);
+    match g.play("d1-h5") {
+        Err(RuleError::Illegal { why, .. }) => assert_eq!(why, "queens are on strike"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(state(&g), before);
+    play(&mut g, "g1-f3");
+}
+
+#[test]
+fn on_removed_reports_captures_and_rule_removals_in_order() {
+    // Atomic-like: a capture also removes every non-pawn piece next to the square.
+    let v = load(
+        r#"
+        function after_action(game, action)
+          local to = action:sub(4, 5)
+          if game:get("captured") then
+            game:set("captured", nil)
+            for dx = -1, 1 do for dy = -1, 1 do
+              local sq = game:offset(to, dx, dy)
+              local p = sq and game:piece(sq)
+              if p and p.kind ~= "pawn" then game:remove(sq) end
+            end end
+          end
+        end
+        function on_removed(game, piece)
+          if piece.cause == "capture" then game:set("captured", true) end
+          game:note(piece.side .. " " .. piece.kind .. " gone from " .. piece.square .. " (" .. piece.cause .. ")")
+        end
+        "#,
+    );
+    let mut g = Game::from_fen(v.clone(), "4k3/8/2n1b3/3p4/4P3/8/8/4K3 w - - 0 1").unwrap();
+    let events: Vec<String> = g
+        .play("e4-d5")
+        .unwrap()
+        .iter()
+        .map(|e| e.describe(&v))
+        .collect();
+    // The knight (c6) and bishop (e6) next to d5 go; the capturing pawn stays (a pawn).
+    // on_removed hears of the capture at once, and of the rule's removals after
+    // after_action, in the order they happened.
+    assert_eq!(
+        events,
+        vec![
+            "white pawn e4-d5",
+            "black pawn captured on d5",
+            "note: black pawn gone from d5 (capture)",
+            "black knight removed from c6",
+            "black bishop removed from e6",
+            "note: black knight gone from c6 (rules)",
+            "note: black bishop gone from e6 (rules)",
+        ]
+    );
+}
+
+#[test]
+fn check_outcome_declares_a_winner() {
+    let v = load(
+        r#"
+        function check_outcome(game)
+          if #game:pieces("black") < 16 then return "white", "first blood" end
+        end
+        "#,
+    );
+    let mut g = Game::new(v);
+    play(&mut g, "e2-e4 d7-d5 e4-d5");
+    let o = g.outcome().unwrap();
+    assert_eq!(o.result, GameResult::Win(Side::White));
+    assert_eq!(o.describe(), "white wins by first blood");
+    assert!(g.legal_actions().is_empty());
+}
+
+#[test]
+fn filter_actions_changes_the_legal_actions_and_perft_follows() {
+    let v = load(
+        r#"
+        function filter_actions(game, actions)
+          local out = {}
+          for _, a in ipairs(actions) do
+            local p = game:piece(a:sub(1, 2))
+            if p.kind == "pawn" then out[#out + 1] = a end
+          end
+          return out
+        end
+        "#,
+    );
+    let g = Game::new(v);
+    assert_eq!(g.legal_actions().len(), 16);
+    assert_eq!(g.perft(2), 256);
+    assert!(g.parse_action("g1-f3").is_err());
+}
+
+#[test]
+fn random_numbers_come_from_the_game_seed() {
+    let v = load(
+        r#"
+        function on_turn_end(game)
+          game:set("r" .. game:ply(), game:random(1000))
+        end
+        "#,
+    );
+    let run = |seed| {
+        let mut g = Game::with_seed(v.clone(), seed);
+        play(&mut g, "e2-e4 e7-e5 g1-f3");
+        (1..=3)
+            .map(|i| g.var(&format!("r{i}")).cloned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run(7), run(7));
+    assert_ne!(run(7), run(8));
+}
+
+#[test]
+fn a_failing_hook_rolls_the_action_back_completely() {
+    let v = load(
+        r#"
+        function after_action(game, action)
+          game:remove("a1")
+          game:award("white", 10, "halfway")
+          game:set("x", 1)
+          local t = nil
+          return t.field   -- line 7
+        end
+        "#,
+    );
+    let mut g = Game::new(v);
+    let before = state(&g);
+    let e = script_error(g.play("e2-e4"));
+    assert_eq!(e.hook, "after_action");
+    assert!(
+        e.message
+            .contains("rules.lua:7: attempt to index a nil value"),
+        "{}",
+        e.message
+    );
+    assert!(
+        e.traceback.contains("rules.lua:7: in function"),
+        "{}",
+        e.traceback
+    );
+    assert_eq!(
+        state(&g),
+        before,
+        "position, scores, vars and history are as before"
+    );
+    assert_eq!(g.ply(), 0);
+    // The game goes on: the same error again, but nothing is stuck.
+    assert!(g.play("d2-d4").is_err());
+    assert_eq!(state(&g), before);
+}
+
+#[test]
+fn errors_in_commands_name_the_script_line() {
+    let v = load("function on_turn_end(game)\n  game:remove(\"e5\")\nend\n");
+    let mut g = Game::new(v);
+    let e = script_error(g.play("e2-e4"));
+    assert!(
+        e.message.ends_with("rules.lua:2: there is no piece on e5"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn load_errors_have_places() {
+    let p = load_err("function on_turn_end(game)\n  local x = = 1\nend\n");
+    assert_eq!(p.len(), 1);
+    assert!(p[0].contains("rules.lua:2:"), "{p:?}");
+    let p = load_err("function on_turn_ned(game)\nend\n\nfunction helper() end\n");
+    assert_eq!(
+        p.len(),
+        1,
+        "helpers are fine; only the misspelt hook is reported: {p:?}"
+    );
+    assert!(
+        p[0].contains("rules.lua:1: `on_turn_ned` is not a hook (did you mean `on_turn_end`?)"),
+        "{p:?}"
+    );
+    let p = load_err("error('boom at load')\n");
+    assert!(p[0].contains("rules.lua:1: boom at load"), "{p:?}");
+}
+
+#[test]
+fn hooks_cannot_create_globals_or_read_undefined_ones() {
+    let v = load("function on_turn_end(game)\n  counter = 1\nend\n");
+    let e = script_error(Game::new(v).play("e2-e4"));
+    assert!(
+        e.message
+            .contains("rules.lua:2: hooks cannot create global variables (`counter`)"),
+        "{}",
+        e.message
+    );
+    let v = load("function on_turn_end(game)\n  return undefined_thing + 1\nend\n");
+    let e = script_error(Game::new(v).play("e2-e4"));
+    assert!(
+        e.message
+            .contains("rules.lua:2: unknown global `undefined_thing`"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn a_child_variants_hooks_replace_the_parents_and_can_call_them() {
+    let parent = folder(
+        "function on_turn_end(game)\n  game:award('white', 1, 'parent')\nend\n",
+        "",
+    );
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let child = std::env::temp_dir().join(format!("varia-lua-child-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&child);
+    std::fs::create_dir_all(&child).unwrap();
+    std::fs::write(
+        child.join("variant.toml"),
+        format!("extends = \"{}\"\n", parent.display()),
+    )
+    .unwrap();
+    std::fs::write(
+        child.join("rules.lua"),
+        "function on_turn_end(game)\n  parent.on_turn_end(game)\n  game:award('black', 2, 'child')\nend\n",
+    )
+    .unwrap();
+    let v = Variant::load(child.to_str().unwrap()).unwrap();
+    let mut g = Game::new(v);
+    play(&mut g, "e2-e4");
+    assert_eq!(g.scores(), [1, 2]);
+}
+
+/// Hostile scripts: each is contained with a clear error, the state unchanged, and
+/// nothing written to disk.
+#[test]
+fn hostile_scripts_are_contained() {
+    let marker = std::env::temp_dir().join(format!("varia-pwned-{}", std::process::id()));
+    let m = marker.display().to_string();
+    // Each body runs in on_turn_end from the second move on (line 1 is the function,
+    // line 2 the guard, the body starts on line 3).
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "endless loop",
+            "while true do end".into(),
+            "rules.lua:3: stopped after 10000000 instructions",
+        ),
+        (
+            "memory bomb",
+            "local t = {}\nfor i = 1, 1e9 do t[i] = i end".into(),
+            "ran out of memory",
+        ),
+        (
+            "string.rep bomb",
+            "local s = string.rep('x', 1 << 30)".into(),
+            "ran out of memory",
+        ),
+        (
+            "string.rep growth",
+            "local s = 'x'\nwhile true do s = s .. s end".into(),
+            "ran out of memory",
+        ),
+        (
+            "os.execute",
+            format!("os.execute('touch {m}')"),
+            "rules.lua:3: unknown global `os`",
+        ),
+        (
+            "io.open",
+            format!("io.open('{m}', 'w')"),
+            "rules.lua:3: unknown global `io`",
+        ),
+        (
+            "require",
+            "require('os')".into(),
+            "rules.lua:3: unknown global `require`",
+        ),
+        (
+            "dofile",
+            format!("dofile('{m}')"),
+            "rules.lua:3: unknown global `dofile`",
+        ),
+        (
+            "load bytecode",
+            "load('\\27Lua')()".into(),
+            "rules.lua:3: unknown global `load`",
+        ),
+        (
+            "string.dump",
+            "return string.dump(on_turn_end)".into(),
+            "rules.lua:3: attempt to call a nil value (field 'dump')",
+        ),
+        (
+            "debug.sethook",
+            "debug.sethook()".into(),
+            "rules.lua:3: unknown global `debug`",
+        ),
+        (
+            "collectgarbage",
+            "collectgarbage('stop')".into(),
+            "rules.lua:3: unknown global `collectgarbage`",
+        ),
+        (
+            "setmetatable on game",
+            "setmetatable(game, {})".into(),
+            "rules.lua:3: bad argument #1 to 'setmetatable' (table expected, got GameObject)",
+        ),
+        (
+            "metatable of game",
+            "getmetatable(game).__index = nil\ngame:award('white', 1)".into(),
+            "rules.lua:3:",
+        ),
+        (
+            "error halfway",
+            "game:remove('a1')\ngame:place('e6', 'queen', 'black')\nerror('and now I fail')".into(),
+            "rules.lua:5: and now I fail",
+        ),
+        (
+            "math.random",
+            "return math.random()".into(),
+            "rules.lua:3: attempt to call a nil value (field 'random')",
+        ),
+        (
+            "pattern bomb",
+            "string.find(string.rep('a', 20000), '.-.-.-.-b')".into(),
+            "rules.lua:3: string.find: subject longer than 10000 characters",
+        ),
+        (
+            "globals table",
+            "setmetatable(_G, nil)".into(),
+            "rules.lua:3: cannot change a protected metatable",
+        ),
+    ];
+    for (name, body, expected) in cases {
+        let rules = format!(
+            "function on_turn_end(game)\n  if game:ply() == 0 then return end\n{body}\nend\n"
+        );
+        check_contained(name, &rules, expected);
+    }
+    check_contained(
+        "wrong return type",
+        "function score(game, action)\n  if game:ply() == 0 then return end\n  return 'lots'\nend\n",
+        "rules.lua:1: `score` must return a whole number or nil, not a string",
+    );
+    assert!(!marker.exists(), "nothing was written to disk");
+}
+
+#[test]
+fn variants_without_hooks_have_no_lua_state() {
+    let v = Variant::load("standard").unwrap();
+    assert!(v.hooks.is_none());
+    assert!(matches!(
+        Variant::from_toml(
+            "extends = \"standard\"\n[scripting]\nmemory_limt_mb = 3\n",
+            "x.toml"
+        ),
+        Err(LoadError::Invalid { .. })
+    ));
+}
+
+/// Plays one move (the hook stays quiet), then checks the second move fails with
+/// `expected`, leaves the state unchanged, and leaves the game usable.
+fn check_contained(name: &str, rules: &str, expected: &str) {
+    let v = load(rules);
+    let mut g = Game::new(v);
+    play(&mut g, "e2-e4");
+    let before = state(&g);
+    let e = script_error(g.play("e7-e5"));
+    assert!(e.message.contains(expected), "{name}: {}", e.message);
+    assert_eq!(state(&g), before, "{name}: the state is unchanged");
+    assert_eq!(
+        g.legal_actions().len(),
+        20,
+        "{name}: the game is still usable"
+    );
+    assert_eq!(g.undo(1), 1, "{name}: and can be taken back");
+}
