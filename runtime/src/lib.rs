@@ -16,6 +16,7 @@ pub mod action;
 pub mod bits;
 pub mod error;
 pub mod event;
+pub mod fixture;
 pub mod game;
 pub mod geometry;
 pub mod hooks;
