@@ -5,6 +5,7 @@
 //! an illegal move, a bad FEN), 2 for a bad command line.
 
 mod bench;
+mod fixtures;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -103,6 +104,8 @@ enum Command {
     },
     /// Measure move-generation speed, side by side with Fairy-Stockfish if installed.
     Bench(bench::BenchArgs),
+    /// Run rule fixtures (fixtures/<variant>/*.toml): a line per fixture, then totals.
+    Fixtures(fixtures::FixturesArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -264,5 +267,6 @@ fn run(cmd: Command) -> Result<(), Fail> {
             Ok(())
         }
         Command::Bench(args) => bench::run(args),
+        Command::Fixtures(args) => fixtures::run(args),
     }
 }
