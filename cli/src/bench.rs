@@ -1,29 +1,37 @@
-//! `varia bench`: move-generation speed, measured side by side with Fairy-Stockfish.
+//! `varia bench`: speed, measured, never guessed.
 //!
-//! Machines are noisy, so both engines run in the same invocation, alternately, and the
-//! report gives medians and the ratio. Fairy-Stockfish counts leaves in bulk at depth 1,
-//! as varia's perft does, so the node counts (and the work) are comparable.
+//! - `perft`: move generation, side by side with Fairy-Stockfish (and, with `--baseline`,
+//!   with another varia binary, e.g. a build from before a change). Machines are noisy,
+//!   so the engines run alternately in the same invocation; the report gives medians and
+//!   ratios. Fairy-Stockfish counts leaves in bulk at depth 1, as varia's perft does.
+//! - `hooks`: the cost of one Lua hook call, and of a whole action with a trivial hook.
+//! - `load`: the time to load each shipped variant (TOML, tables and Lua).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use varia::{Game, Variant};
+use varia::{Game, Hook, HookGame, Variant};
 
 use crate::Fail;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Runs per engine and case; the median is reported.
+    /// What to measure: perft, hooks, load (several allowed; default perft).
+    suites: Vec<String>,
+    /// Runs per case; the median is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
-    /// One depth less for every case (a quick look).
+    /// One depth less for every perft case (a quick look).
     #[arg(long)]
     quick: bool,
     /// The Fairy-Stockfish binary (skipped if not found).
     #[arg(long, default_value = "/usr/games/fairy-stockfish")]
     peer: String,
-    /// Only cases whose label contains this text.
+    /// Another varia binary to run the same perft cases with, side by side.
+    #[arg(long, value_name = "VARIA")]
+    baseline: Option<String>,
+    /// Only perft cases whose label contains this text.
     #[arg(long)]
     only: Option<String>,
 }
@@ -41,14 +49,7 @@ struct Case {
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
 const CASES: &[Case] = &[
-    Case {
-        label: "standard start",
-        variant: "standard",
-        fen: None,
-        depth: 6,
-        peer_variant: "chess",
-        peer_fen: None,
-    },
+    Case { label: "standard start", variant: "standard", fen: None, depth: 6, peer_variant: "chess", peer_fen: None },
     Case {
         label: "standard kiwipete",
         variant: "standard",
@@ -70,66 +71,65 @@ fn peer_perft(peer: &str, variant: &str, fen: Option<&str>, depth: u32) -> Optio
         Some(f) => format!("position fen {f}"),
         None => "position startpos".to_string(),
     };
-    let script = format!(
-        "uci\nsetoption name UCI_Variant value {variant}\nisready\n{position}\ngo perft {depth}\nquit\n"
-    );
+    let script = format!("uci\nsetoption name UCI_Variant value {variant}\nisready\n{position}\ngo perft {depth}\nquit\n");
     let t = Instant::now();
-    let mut child = Command::new(peer)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
+    let mut child = Command::new(peer).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
     child.stdin.take()?.write_all(script.as_bytes()).ok()?;
     let out = child.wait_with_output().ok()?;
     let secs = t.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout);
-    let nodes = text
-        .lines()
-        .find_map(|l| l.strip_prefix("Nodes searched: "))?
-        .trim()
-        .parse()
-        .ok()?;
+    let nodes = text.lines().find_map(|l| l.strip_prefix("Nodes searched: "))?.trim().parse().ok()?;
+    Some((nodes, secs))
+}
+
+/// Runs another varia binary's perft; returns (nodes, seconds as it reports them).
+fn baseline_perft(bin: &str, case: &Case, depth: u32) -> Option<(u64, f64)> {
+    let mut cmd = Command::new(bin);
+    cmd.args(["perft", case.variant, &depth.to_string()]);
+    if let Some(f) = case.fen {
+        cmd.args(["--fen", f]);
+    }
+    let out = cmd.output().ok()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // "perft 6: 119060324 nodes in 2.252 s (...)"
+    let secs = stderr.split(" nodes in ").nth(1)?.split(' ').next()?.parse().ok()?;
+    let nodes = String::from_utf8_lossy(&out.stdout).lines().last()?.trim().parse().ok()?;
     Some((nodes, secs))
 }
 
 /// Peak resident memory of this process so far, in MB (Linux; None elsewhere).
 fn peak_rss_mb() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: f64 = s
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
+    let kb: f64 = s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb / 1024.0)
 }
 
 pub fn run(args: BenchArgs) -> Result<(), Fail> {
+    let suites = if args.suites.is_empty() { vec!["perft".to_string()] } else { args.suites.clone() };
+    for s in &suites {
+        match s.as_str() {
+            "perft" => perft(&args)?,
+            "hooks" => hooks(&args)?,
+            "load" => load(&args)?,
+            other => return Err(Fail(format!("unknown suite `{other}`; expected perft, hooks or load"))),
+        }
+    }
+    Ok(())
+}
+
+fn perft(args: &BenchArgs) -> Result<(), Fail> {
     let runs = args.runs.max(1);
     let peer_ok = std::path::Path::new(&args.peer).exists();
     if !peer_ok {
-        eprintln!(
-            "note: {} not found; install it with `apt-get install fairy-stockfish` for the side-by-side figures",
-            args.peer
-        );
+        eprintln!("note: {} not found; install it with `apt-get install fairy-stockfish` for the side-by-side figures", args.peer);
     }
+    let other = if args.baseline.is_some() { "baseline" } else { "peer" };
     println!(
         "{:<22} {:>5} {:>12} {:>10} {:>12} {:>10} {:>7}",
-        "case", "depth", "nodes", "varia s", "varia Mn/s", "peer Mn/s", "ratio"
+        "case", "depth", "nodes", "varia s", "varia Mn/s", format!("{other} Mn/s"), "ratio"
     );
-    for case in CASES.iter().filter(|c| {
-        args.only
-            .as_ref()
-            .is_none_or(|o| c.label.contains(o.as_str()))
-    }) {
-        let depth = if args.quick {
-            case.depth - 1
-        } else {
-            case.depth
-        };
+    for case in CASES.iter().filter(|c| args.only.as_ref().is_none_or(|o| c.label.contains(o.as_str()))) {
+        let depth = if args.quick { case.depth - 1 } else { case.depth };
         let v = Variant::load(case.variant)?;
         let game = match case.fen {
             Some(f) => Game::from_fen(v, f)?,
@@ -138,41 +138,117 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
         let mut ours = Vec::new();
         let mut theirs = Vec::new();
         let mut nodes = 0;
-        let mut peer_nodes = None;
+        let mut their_nodes = None;
         for i in 0..runs {
             eprint!("\r{} depth {depth}: run {}/{runs}   ", case.label, i + 1);
             let t = Instant::now();
             nodes = game.perft(depth);
             ours.push(t.elapsed().as_secs_f64());
-            if peer_ok
-                && let Some((n, s)) =
-                    peer_perft(&args.peer, case.peer_variant, case.peer_fen, depth)
-            {
-                peer_nodes = Some(n);
+            let r = match &args.baseline {
+                Some(bin) => baseline_perft(bin, case, depth),
+                None if peer_ok => peer_perft(&args.peer, case.peer_variant, case.peer_fen, depth),
+                None => None,
+            };
+            if let Some((n, s)) = r {
+                their_nodes = Some(n);
                 theirs.push(s);
             }
         }
         eprint!("\r{:60}\r", "");
         let our_s = median(ours);
         let our_rate = nodes as f64 / our_s / 1e6;
-        let (peer_rate, ratio) = if theirs.is_empty() {
+        let (their_rate, ratio) = if theirs.is_empty() {
             ("-".to_string(), "-".to_string())
         } else {
-            let r = peer_nodes.unwrap() as f64 / median(theirs) / 1e6;
+            let r = their_nodes.unwrap() as f64 / median(theirs) / 1e6;
             (format!("{r:.1}"), format!("{:.2}x", our_rate / r))
         };
-        println!(
-            "{:<22} {:>5} {:>12} {:>10.3} {:>12.1} {:>10} {:>7}",
-            case.label, depth, nodes, our_s, our_rate, peer_rate, ratio
-        );
-        if let Some(n) = peer_nodes
+        println!("{:<22} {:>5} {:>12} {:>10.3} {:>12.1} {:>10} {:>7}", case.label, depth, nodes, our_s, our_rate, their_rate, ratio);
+        if let Some(n) = their_nodes
             && n != nodes
         {
-            println!("  warning: node counts differ: varia {nodes}, peer {n}");
+            println!("  warning: node counts differ: varia {nodes}, {other} {n}");
         }
     }
     if let Some(mb) = peak_rss_mb() {
         println!("peak memory of this process: {mb:.1} MB");
+    }
+    Ok(())
+}
+
+/// A scratch variant folder: standard chess plus `rules`.
+fn scripted(rules: &str) -> Result<std::sync::Arc<Variant>, Fail> {
+    let dir = std::env::temp_dir().join(format!("varia-bench-{}-{}", std::process::id(), rules.len()));
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n")?;
+    std::fs::write(dir.join("rules.lua"), rules)?;
+    let v = Variant::load(dir.to_str().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(v?)
+}
+
+fn hooks(args: &BenchArgs) -> Result<(), Fail> {
+    let runs = args.runs.max(1);
+    const CALLS: u32 = 200_000;
+    println!("{:<46} {:>12}", "hook", "ns per call");
+    let cases: [(&str, &str); 3] = [
+        ("on_damage(game, square, amount, cause): returns", "function on_damage(game, sq, amount, cause) return amount end"),
+        ("on_damage, reading game:piece(square)", "function on_damage(game, sq, amount, cause)\n  local p = game:piece(sq)\n  return amount\nend"),
+        ("check_outcome(game): returns nil", "function check_outcome(game) return nil end"),
+    ];
+    for (label, rules) in cases {
+        let v = scripted(rules)?;
+        let h = v.hooks.clone().ok_or_else(|| Fail("the bench variant has no hooks".into()))?;
+        let game = Game::new(v.clone());
+        let sq = v.geometry.parse("e2")?;
+        let mut samples = Vec::new();
+        for _ in 0..runs {
+            let mut view = HookGame::read_only(&game);
+            let t = Instant::now();
+            for _ in 0..CALLS {
+                if h.defines(Hook::OnDamage) {
+                    h.on_damage(&mut view, sq, 2, "primary").map_err(|e| Fail(e.to_string()))?;
+                } else {
+                    h.check_outcome(&mut view).map_err(|e| Fail(e.to_string()))?;
+                }
+            }
+            samples.push(t.elapsed().as_secs_f64() * 1e9 / CALLS as f64);
+        }
+        println!("{label:<46} {:>12.0}", median(samples));
+    }
+
+    // Whole actions: apply and undo a move, with no hooks and with a trivial after_action.
+    println!("{:<46} {:>12}", "a whole action (apply + undo)", "ns per action");
+    let plain = Variant::load("standard")?;
+    let hooked = scripted("function after_action(game, action) end")?;
+    for (label, v) in [("no hooks", plain), ("a trivial after_action hook", hooked)] {
+        let mut game = Game::new(v);
+        let a = game.parse_action("g1-f3")?;
+        let mut samples = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            for _ in 0..CALLS / 4 {
+                game.apply(a)?;
+                game.undo(1);
+            }
+            samples.push(t.elapsed().as_secs_f64() * 1e9 / (CALLS / 4) as f64);
+        }
+        println!("{label:<46} {:>12.0}", median(samples));
+    }
+    Ok(())
+}
+
+fn load(args: &BenchArgs) -> Result<(), Fail> {
+    let runs = args.runs.max(5);
+    println!("{:<22} {:>12}", "variant", "load ms");
+    for (name, path) in varia::variant::known_variants() {
+        let mut samples = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            Variant::load(path.to_str().unwrap_or(&name))?;
+            samples.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        println!("{name:<22} {:>12.2}", median(samples));
     }
     Ok(())
 }

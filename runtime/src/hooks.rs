@@ -207,7 +207,9 @@ impl<'a> HookGame<'a> {
         }
     }
 
-    pub(crate) fn read_only(game: &'a Game) -> Self {
+    /// A view that only reads (commands are refused): what `check_outcome` and
+    /// `filter_actions` get, and what tools use to call a hook outside the pipeline.
+    pub fn read_only(game: &'a Game) -> Self {
         HookGame {
             game: GameRef::Ref(game),
             events: None,

@@ -10,9 +10,37 @@ use crate::hooks::{HookGame, Var};
 use crate::outcome::{GameResult, Outcome, Reason};
 use crate::piece::{Piece, Side};
 
-/// The userdata behind `game`. It holds nothing: each method acts on the hook call in
-/// progress.
-pub(crate) struct GameObject;
+/// The userdata behind `game`: each method acts on the hook call in progress.
+pub(crate) struct GameObject {
+    pub(crate) current: Current,
+    pub(crate) names: Names,
+}
+
+/// Square, kind and side names as Lua strings, made once per variant.
+pub(crate) struct Names {
+    pub squares: Vec<mlua::LuaString>,
+    pub kinds: Vec<mlua::LuaString>,
+    pub sides: [mlua::LuaString; 2],
+}
+
+impl Names {
+    pub fn new(lua: &Lua, v: &crate::variant::Variant) -> mlua::Result<Names> {
+        Ok(Names {
+            squares: v.geometry.squares().map(|sq| lua.create_string(v.square_name(sq))).collect::<mlua::Result<_>>()?,
+            kinds: v.kinds.iter().map(|k| lua.create_string(&k.name)).collect::<mlua::Result<_>>()?,
+            sides: [lua.create_string("white")?, lua.create_string("black")?],
+        })
+    }
+
+    /// `{square, kind, side}` for a piece.
+    pub fn piece(&self, lua: &Lua, sq: Square, p: Piece) -> mlua::Result<Table> {
+        let t = lua.create_table_with_capacity(0, 4)?;
+        t.raw_set("square", &self.squares[sq.index()])?;
+        t.raw_set("kind", &self.kinds[p.kind.index()])?;
+        t.raw_set("side", &self.sides[p.side.index()])?;
+        Ok(t)
+    }
+}
 
 /// A Lua error at the calling script line.
 fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
@@ -21,15 +49,12 @@ fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
 
 fn with_game<R>(
     lua: &Lua,
+    this: &GameObject,
     f: impl FnOnce(&mut HookGame<'_>) -> Result<R, String>,
 ) -> mlua::Result<R> {
-    let ptr = lua
-        .app_data_ref::<Current>()
-        .map(|c| c.0)
+    // SAFETY: see `Current::get`: the view is used only within this callback.
+    let g = unsafe { this.current.get() }
         .ok_or_else(|| fail(lua, "the game object can only be used while a hook runs"))?;
-    // SAFETY: the pointer is set by `LuaHooks::call` for the length of the hook call that is
-    // running this method, and nothing else uses that `HookGame` meanwhile.
-    let g = unsafe { &mut *ptr };
     f(g).map_err(|m| fail(lua, m))
 }
 
@@ -41,7 +66,7 @@ fn side(name: &str) -> Result<Side, String> {
     Side::parse(name).ok_or_else(|| format!("`{name}` is not a side (\"white\" or \"black\")"))
 }
 
-pub(crate) fn piece_table(lua: &Lua, square: &str, kind: &str, side: &str) -> mlua::Result<Table> {
+pub(crate) fn piece_table(lua: &Lua, square: impl mlua::IntoLua, kind: &str, side: &str) -> mlua::Result<Table> {
     let t = lua.create_table_with_capacity(0, 4)?;
     t.set("square", square)?;
     t.set("kind", kind)?;
@@ -88,54 +113,39 @@ fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
 
 impl UserData for GameObject {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("to_move", |lua, _, ()| {
-            with_game(lua, |g| Ok(g.to_move().name()))
+        m.add_method("to_move", |lua, this, ()| {
+            with_game(lua, this, |g| Ok(g.to_move().name()))
         });
-        m.add_method("ply", |lua, _, ()| with_game(lua, |g| Ok(g.ply() as i64)));
-        m.add_method("in_check", |lua, _, ()| {
-            with_game(lua, |g| Ok(g.in_check()))
+        m.add_method("ply", |lua, this, ()| with_game(lua, this, |g| Ok(g.ply() as i64)));
+        m.add_method("in_check", |lua, this, ()| {
+            with_game(lua, this, |g| Ok(g.in_check()))
         });
-        m.add_method("score", |lua, _, s: String| {
-            with_game(lua, |g| Ok(g.score(side(&s)?)))
+        m.add_method("score", |lua, this, s: String| {
+            with_game(lua, this, |g| Ok(g.score(side(&s)?)))
         });
-        m.add_method("piece", |lua, _, sq: String| {
-            let found = with_game(lua, |g| {
-                let s = square(g, &sq)?;
-                Ok(g.piece(s)
-                    .map(|p| (s, p, g.variant().kind(p.kind).name.clone())))
+        m.add_method("piece", |lua, this, sq: mlua::LuaString| {
+            let found = with_game(lua, this, |g| {
+                let s = square(g, &sq.to_string_lossy())?;
+                Ok(g.piece(s).map(|p| (s, p)))
             })?;
             match found {
                 None => Ok(Value::Nil),
-                Some((s, p, kind)) => Ok(Value::Table(piece_table(
-                    lua,
-                    &sq_name(lua, s)?,
-                    &kind,
-                    p.side.name(),
-                )?)),
+                Some((s, p)) => Ok(Value::Table(this.names.piece(lua, s, p)?)),
             }
         });
-        m.add_method("pieces", |lua, _, which: Option<String>| {
-            let list = with_game(lua, |g| {
+        m.add_method("pieces", |lua, this, which: Option<String>| {
+            let list = with_game(lua, this, |g| {
                 let only = which.as_deref().map(side).transpose()?;
-                Ok(g.pieces()
-                    .into_iter()
-                    .filter(|(_, p)| only.is_none_or(|s| p.side == s))
-                    .collect::<Vec<_>>())
+                Ok(g.pieces().into_iter().filter(|(_, p)| only.is_none_or(|s| p.side == s)).collect::<Vec<_>>())
             })?;
             let t = lua.create_table_with_capacity(list.len(), 0)?;
             for (i, (s, p)) in list.into_iter().enumerate() {
-                let row = with_game(lua, |g| {
-                    Ok((
-                        g.variant().square_name(s),
-                        g.variant().kind(p.kind).name.clone(),
-                    ))
-                })?;
-                t.raw_set(i + 1, piece_table(lua, &row.0, &row.1, p.side.name())?)?;
+                t.raw_set(i + 1, this.names.piece(lua, s, p)?)?;
             }
             Ok(t)
         });
-        m.add_method("offset", |lua, _, (sq, dx, dy): (String, i64, i64)| {
-            with_game(lua, |g| {
+        m.add_method("offset", |lua, this, (sq, dx, dy): (String, i64, i64)| {
+            with_game(lua, this, |g| {
                 let s = square(g, &sq)?;
                 let geo = g.variant().geometry;
                 Ok(geo
@@ -143,8 +153,8 @@ impl UserData for GameObject {
                     .map(|x| g.variant().square_name(x)))
             })
         });
-        m.add_method("get", |lua, _, name: String| {
-            let v = with_game(lua, |g| Ok(g.var(&name).cloned()))?;
+        m.add_method("get", |lua, this, name: String| {
+            let v = with_game(lua, this, |g| Ok(g.var(&name).cloned()))?;
             Ok(match v {
                 None => Value::Nil,
                 Some(Var::Int(i)) => Value::Integer(i),
@@ -152,7 +162,7 @@ impl UserData for GameObject {
                 Some(Var::Text(t)) => Value::String(lua.create_string(t)?),
             })
         });
-        m.add_method("set", |lua, _, (name, value): (String, Value)| {
+        m.add_method("set", |lua, this, (name, value): (String, Value)| {
             let var = match value {
                 Value::Nil => None,
                 Value::Integer(i) => Some(Var::Int(i)),
@@ -171,17 +181,17 @@ impl UserData for GameObject {
                     ));
                 }
             };
-            with_game(lua, |g| g.set_var(&name, var))
+            with_game(lua, this, |g| g.set_var(&name, var))
         });
-        m.add_method("random", |lua, _, n: Option<i64>| {
-            with_game(lua, |g| match n {
+        m.add_method("random", |lua, this, n: Option<i64>| {
+            with_game(lua, this, |g| match n {
                 None => g.random().map(Value::Number),
                 Some(n) if n >= 1 => g.random_int(n as u64).map(|x| Value::Integer(x as i64)),
                 Some(n) => Err(format!("game:random({n}): n must be at least 1")),
             })
         });
-        m.add_method("param", |lua, _, path: String| {
-            let v = with_game(lua, |g| Ok(g.variant().param(&path).cloned()))?;
+        m.add_method("param", |lua, this, path: String| {
+            let v = with_game(lua, this, |g| Ok(g.variant().param(&path).cloned()))?;
             match v {
                 Some(v) => toml_to_lua(lua, &v),
                 None => Err(fail(
@@ -190,28 +200,22 @@ impl UserData for GameObject {
                 )),
             }
         });
-        m.add_method("actions", |lua, _, ()| {
-            let list = with_game(lua, |g| Ok(g.core_actions()))?;
+        m.add_method("actions", |lua, this, ()| {
+            let list = with_game(lua, this, |g| Ok(g.core_actions()))?;
             lua.create_sequence_from(list)
         });
 
-        m.add_method("remove", |lua, _, sq: String| {
-            let (s, p) = with_game(lua, |g| {
+        m.add_method("remove", |lua, this, sq: String| {
+            let (s, p) = with_game(lua, this, |g| {
                 let s = square(g, &sq)?;
                 Ok((s, g.remove(s)?))
             })?;
-            let (name, kind) = with_game(lua, |g| {
-                Ok((
-                    g.variant().square_name(s),
-                    g.variant().kind(p.kind).name.clone(),
-                ))
-            })?;
-            piece_table(lua, &name, &kind, p.side.name())
+            this.names.piece(lua, s, p)
         });
         m.add_method(
             "place",
-            |lua, _, (sq, kind, s): (String, String, String)| {
-                with_game(lua, |g| {
+            |lua, this, (sq, kind, s): (String, String, String)| {
+                with_game(lua, this, |g| {
                     let at = square(g, &sq)?;
                     let k = g
                         .variant()
@@ -221,33 +225,29 @@ impl UserData for GameObject {
                 })
             },
         );
-        m.add_method("move", |lua, _, (from, to): (String, String)| {
-            with_game(lua, |g| {
+        m.add_method("move", |lua, this, (from, to): (String, String)| {
+            with_game(lua, this, |g| {
                 let (f, t) = (square(g, &from)?, square(g, &to)?);
                 g.move_piece(f, t)
             })
         });
         m.add_method(
             "award",
-            |lua, _, (s, points, reason): (String, i64, Option<String>)| {
-                with_game(lua, |g| {
+            |lua, this, (s, points, reason): (String, i64, Option<String>)| {
+                with_game(lua, this, |g| {
                     g.award(side(&s)?, points, reason.as_deref().unwrap_or("rules"))
                 })
             },
         );
-        m.add_method("note", |lua, _, text: String| {
-            with_game(lua, |g| g.note(&text))
+        m.add_method("note", |lua, this, text: String| {
+            with_game(lua, this, |g| g.note(&text))
         });
         m.add_method(
             "end_game",
-            |lua, _, (result, reason): (String, Option<String>)| {
-                with_game(lua, |g| g.end_game(outcome(&result, reason.as_deref())?))
+            |lua, this, (result, reason): (String, Option<String>)| {
+                with_game(lua, this, |g| g.end_game(outcome(&result, reason.as_deref())?))
             },
         );
         m.add_meta_method("__tostring", |_, _, ()| Ok("game"));
     }
-}
-
-fn sq_name(lua: &Lua, s: Square) -> mlua::Result<String> {
-    with_game(lua, |g| Ok(g.variant().square_name(s)))
 }

@@ -20,11 +20,11 @@
 mod api;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use mlua::chunk::ChunkMode;
 use mlua::{
-    Function, HookTriggers, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Value, VmState,
+    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState,
 };
 
 use crate::error::{LoadError, Problem};
@@ -41,8 +41,10 @@ pub struct LuaHooks {
     lua: Lua,
     game: mlua::AnyUserData,
     funcs: [Option<Function>; Hook::ALL.len()],
-    xpcall: Function,
-    handler: Function,
+    /// The hook call in progress (see [`Current`]).
+    current: Current,
+    /// Square names as Lua strings, made once.
+    squares: Vec<mlua::LuaString>,
     budget: Arc<AtomicU64>,
     limit: u64,
     memory_mb: u32,
@@ -50,13 +52,23 @@ pub struct LuaHooks {
     label: String,
 }
 
-/// The hook call in progress: the view of the game its `game` object acts on. Set for
-/// the length of one call, removed right after (see `LuaHooks::call`).
-struct Current(*mut HookGame<'static>);
+/// The hook call in progress: the view of the game that the `game` object acts on, set
+/// for the length of one call and cleared right after (see `LuaHooks::call`); null
+/// between calls. Shared by the host, the `game` object and `print`.
+#[derive(Clone, Default)]
+pub(crate) struct Current(Arc<AtomicPtr<HookGame<'static>>>);
 
-// SAFETY: `Current` only lives inside a hook call on the thread making it; the Lua state
-// is locked for that whole call, so no other thread can reach the pointer.
-unsafe impl Send for Current {}
+impl Current {
+    /// The view of the hook call in progress, if one is running.
+    ///
+    /// SAFETY: callers use the reference only inside the Lua callback that is running as
+    /// part of that hook call (the Lua state is locked for the whole call, so no other
+    /// thread gets here), and never keep it.
+    pub(crate) unsafe fn get(&self) -> Option<&mut HookGame<'static>> {
+        let p = self.0.load(Ordering::Acquire);
+        unsafe { p.as_mut() }
+    }
+}
 
 /// Splits `path:line: message` (Lua's format) into a located problem.
 fn lua_problem(label: &str, message: &str) -> Problem {
@@ -135,68 +147,28 @@ impl LuaHooks {
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8;
         let lua = Lua::new_with(libs, LuaOptions::default()).map_err(internal)?;
         let g = lua.globals();
-        let xpcall: Function = g.get("xpcall").map_err(internal)?;
         lua.load(PRELUDE)
             .set_name("=prelude")
             .exec()
             .map_err(internal)?;
+        let current = Current::default();
+        let cur = current.clone();
         let print = lua
-            .create_function(|lua, args: MultiValue| {
+            .create_function(move |lua, args: MultiValue| {
                 let text: Vec<String> = args
                     .iter()
                     .map(|v| v.to_string().unwrap_or_else(|_| "?".into()))
                     .collect();
                 let line = text.join("\t");
-                match lua.app_data_ref::<Current>() {
-                    // SAFETY: see `Current`.
-                    Some(c) => {
-                        let _ = unsafe { &mut *c.0 }.note(&line);
-                    }
-                    None => eprintln!("{}{line}", where_(lua, 1)),
+                // SAFETY: see `Current::get`.
+                let noted = unsafe { cur.get() }.is_some_and(|g| g.note(&line).is_ok());
+                if !noted {
+                    eprintln!("{}{line}", where_(lua, 1));
                 }
                 Ok(())
             })
             .map_err(internal)?;
         g.set("print", print).map_err(internal)?;
-        let handler = lua
-            .create_function(|lua, err: Value| {
-                let message = match &err {
-                    Value::Error(e) => root_message(e),
-                    Value::String(s) => s.to_string_lossy(),
-                    other => other
-                        .to_string()
-                        .unwrap_or_else(|_| "an error object".into()),
-                };
-                let mut trace = String::from("stack traceback:");
-                for level in 1..24 {
-                    let Some(frame) = lua.inspect_stack(level, |d| {
-                        let s = d.source();
-                        if s.what == "C" {
-                            return None;
-                        }
-                        let src = s.short_src.map(|x| x.into_owned()).unwrap_or_default();
-                        let name = match (d.names().name, s.what) {
-                            (Some(n), _) => format!("function '{n}'"),
-                            (None, "main") => "main chunk".to_string(),
-                            (None, _) => {
-                                format!("function <{src}:{}>", s.line_defined.unwrap_or(0))
-                            }
-                        };
-                        Some(format!(
-                            "\n\t{src}:{}: in {name}",
-                            d.current_line().unwrap_or(0)
-                        ))
-                    }) else {
-                        break;
-                    };
-                    if let Some(f) = frame {
-                        trace.push_str(&f);
-                    }
-                }
-                Ok(format!("{message}\n{trace}"))
-            })
-            .map_err(internal)?;
-
         let builtins: Vec<String> = g
             .pairs::<String, Value>()
             .filter_map(|kv| kv.ok().map(|(k, _)| k))
@@ -273,13 +245,15 @@ impl LuaHooks {
         lua.set_memory_limit(base + v.scripting.memory_limit_mb as usize * 1024 * 1024)
             .map_err(internal)?;
 
-        let game = lua.create_userdata(api::GameObject).map_err(internal)?;
+        let squares = api::Names::new(&lua, v).map_err(internal)?.squares;
+        let names = api::Names::new(&lua, v).map_err(internal)?;
+        let game = lua.create_userdata(api::GameObject { current: current.clone(), names }).map_err(internal)?;
         Ok(LuaHooks {
             lua,
             game,
             funcs,
-            xpcall,
-            handler,
+            current,
+            squares,
             budget,
             limit,
             memory_mb: v.scripting.memory_limit_mb,
@@ -293,52 +267,34 @@ impl LuaHooks {
             .expect("called only when defined")
     }
 
-    /// Calls a hook with `game` and `args`; returns what it returned.
-    fn call(
+    /// Calls a hook: `call` receives the function and the `game` object and makes the
+    /// call with the hook's arguments. The view `g` is what `game` acts on meanwhile.
+    fn call<R>(
         &self,
         hook: Hook,
         g: &mut HookGame<'_>,
-        args: impl IntoLuaMulti,
-    ) -> Result<MultiValue, ScriptError> {
-        let err = |m: String| ScriptError::new(hook.name(), m);
-        let mut all = MultiValue::new();
-        all.push_back(Value::Function(self.func(hook).clone()));
-        all.push_back(Value::Function(self.handler.clone()));
-        all.push_back(Value::UserData(self.game.clone()));
-        all.extend(
-            args.into_lua_multi(&self.lua)
-                .map_err(|e| err(e.to_string()))?,
-        );
-
+        call: impl FnOnce(&Function, &mlua::AnyUserData) -> mlua::Result<R>,
+    ) -> Result<R, ScriptError> {
         let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
-        self.lua.set_app_data(Current(ptr));
+        self.current.0.store(ptr, Ordering::Release);
         self.budget.store(self.limit, Ordering::Relaxed);
-        let result = self.xpcall.call::<MultiValue>(all);
-        self.lua.remove_app_data::<Current>();
-
-        let mut values = match result {
-            Ok(v) => v,
-            Err(e) => return Err(self.failure(hook, &root_message(&e))),
-        };
-        match values.pop_front() {
-            Some(Value::Boolean(true)) => Ok(values),
-            _ => {
-                let text = match values.pop_front() {
-                    Some(Value::String(s)) => s.to_string_lossy(),
-                    Some(Value::Error(e)) => root_message(&e),
-                    other => format!("{other:?}"),
-                };
-                Err(self.failure(hook, &text))
-            }
-        }
+        let result = call(self.func(hook), &self.game);
+        self.current.0.store(std::ptr::null_mut(), Ordering::Release);
+        result.map_err(|e| self.failure(hook, &e))
     }
 
     /// A failed call's message and traceback, as a script error.
-    fn failure(&self, hook: Hook, text: &str) -> ScriptError {
-        let (message, traceback) = match text.split_once("\nstack traceback:") {
+    fn failure(&self, hook: Hook, e: &mlua::Error) -> ScriptError {
+        let text = root_message(e);
+        let (message, mut traceback) = match text.split_once("\nstack traceback:") {
             Some((m, t)) => (m.to_string(), format!("stack traceback:{t}")),
-            None => (text.to_string(), String::new()),
+            None => (text.clone(), String::new()),
         };
+        if let mlua::Error::CallbackError { traceback: t, .. } = e
+            && traceback.is_empty()
+        {
+            traceback = t.clone();
+        }
         let message = if message.contains("not enough memory") {
             format!(
                 "{}: the rules ran out of memory ([scripting] memory_limit_mb = {})",
@@ -377,54 +333,37 @@ impl Hooks for LuaHooks {
         self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()].is_some()
     }
 
-    fn before_action(
-        &self,
-        g: &mut HookGame<'_>,
-        action: &str,
-    ) -> Result<Option<String>, ScriptError> {
-        let mut r = self.call(Hook::BeforeAction, g, action)?;
+    fn before_action(&self, g: &mut HookGame<'_>, action: &str) -> Result<Option<String>, ScriptError> {
+        let mut r: MultiValue = self.call(Hook::BeforeAction, g, |f, game| f.call((game, action)))?;
         match r.pop_front().unwrap_or(Value::Nil) {
             Value::Nil | Value::Boolean(true) => Ok(None),
             Value::Boolean(false) => Ok(Some(match r.pop_front() {
                 Some(Value::String(s)) => s.to_string_lossy(),
                 _ => "a rule refuses it (before_action)".to_string(),
             })),
-            other => Err(self.wrong_type(
-                Hook::BeforeAction,
-                "nothing, true, or false and a reason",
-                &other,
-            )),
+            other => Err(self.wrong_type(Hook::BeforeAction, "nothing, true, or false and a reason", &other)),
         }
     }
 
     fn after_action(&self, g: &mut HookGame<'_>, action: &str) -> Result<(), ScriptError> {
-        self.call(Hook::AfterAction, g, action).map(|_| ())
+        self.call(Hook::AfterAction, g, |f, game| f.call::<()>((game, action)))
     }
 
     fn on_removed(&self, g: &mut HookGame<'_>, removed: &Removed) -> Result<(), ScriptError> {
         let v = g.variant();
-        let (sq, kind, side) = (
-            v.square_name(removed.square),
-            v.kind(removed.piece.kind).name.clone(),
-            removed.piece.side.name(),
-        );
-        let t = api::piece_table(&self.lua, &sq, &kind, side)
-            .map_err(|e| ScriptError::new("on_removed", e.to_string()))?;
-        t.set("cause", removed.cause)
-            .map_err(|e| ScriptError::new("on_removed", e.to_string()))?;
-        self.call(Hook::OnRemoved, g, t).map(|_| ())
+        let (kind, side) = (v.kind(removed.piece.kind).name.clone(), removed.piece.side.name());
+        let sq = &self.squares[removed.square.index()];
+        self.call(Hook::OnRemoved, g, |f, game| {
+            let t = api::piece_table(&self.lua, sq, &kind, side)?;
+            t.set("cause", removed.cause)?;
+            f.call::<()>((game, t))
+        })
     }
 
-    fn on_damage(
-        &self,
-        g: &mut HookGame<'_>,
-        square: Square,
-        amount: i64,
-        cause: &str,
-    ) -> Result<i64, ScriptError> {
-        let sq = g.variant().square_name(square);
-        let mut r = self.call(Hook::OnDamage, g, (sq, amount, cause))?;
-        match r.pop_front().unwrap_or(Value::Nil) {
+    fn on_damage(&self, g: &mut HookGame<'_>, square: Square, amount: i64, cause: &str) -> Result<i64, ScriptError> {
+        let sq = &self.squares[square.index()];
+        let r: Value = self.call(Hook::OnDamage, g, |f, game| f.call((game, sq, amount, cause)))?;
+        match r {
             Value::Nil => Ok(amount),
             Value::Integer(n) => Ok(n.max(0)),
             Value::Number(n) if n.fract() == 0.0 => Ok((n as i64).max(0)),
@@ -433,8 +372,8 @@ impl Hooks for LuaHooks {
     }
 
     fn score(&self, g: &mut HookGame<'_>, action: &str) -> Result<i64, ScriptError> {
-        let mut r = self.call(Hook::Score, g, action)?;
-        match r.pop_front().unwrap_or(Value::Nil) {
+        let r: Value = self.call(Hook::Score, g, |f, game| f.call((game, action)))?;
+        match r {
             Value::Nil => Ok(0),
             Value::Integer(n) => Ok(n),
             Value::Number(n) if n.fract() == 0.0 => Ok(n as i64),
@@ -443,11 +382,11 @@ impl Hooks for LuaHooks {
     }
 
     fn on_turn_end(&self, g: &mut HookGame<'_>) -> Result<(), ScriptError> {
-        self.call(Hook::OnTurnEnd, g, ()).map(|_| ())
+        self.call(Hook::OnTurnEnd, g, |f, game| f.call::<()>(game))
     }
 
     fn check_outcome(&self, g: &mut HookGame<'_>) -> Result<Option<Outcome>, ScriptError> {
-        let mut r = self.call(Hook::CheckOutcome, g, ())?;
+        let mut r: MultiValue = self.call(Hook::CheckOutcome, g, |f, game| f.call(game))?;
         let first = r.pop_front().unwrap_or(Value::Nil);
         let reason = match r.pop_front() {
             Some(Value::String(s)) => Some(s.to_string_lossy()),
@@ -457,43 +396,23 @@ impl Hooks for LuaHooks {
             Value::Nil => Ok(None),
             Value::String(s) => api::outcome(&s.to_string_lossy(), reason.as_deref())
                 .map(Some)
-                .map_err(|m| {
-                    ScriptError::new(
-                        "check_outcome",
-                        format!("{}: check_outcome: {m}", self.label),
-                    )
-                }),
-            _ => Err(self.wrong_type(
-                Hook::CheckOutcome,
-                "nil, or \"white\"/\"black\"/\"draw\" and a reason",
-                &first,
-            )),
+                .map_err(|m| ScriptError::new("check_outcome", format!("{}: check_outcome: {m}", self.label))),
+            _ => Err(self.wrong_type(Hook::CheckOutcome, "nil, or \"white\"/\"black\"/\"draw\" and a reason", &first)),
         }
     }
 
-    fn filter_actions(
-        &self,
-        g: &mut HookGame<'_>,
-        actions: Vec<String>,
-    ) -> Result<Vec<String>, ScriptError> {
-        let list = self
-            .lua
-            .create_sequence_from(actions)
-            .map_err(|e| ScriptError::new("filter_actions", e.to_string()))?;
-        let mut r = self.call(Hook::FilterActions, g, list)?;
-        match r.pop_front().unwrap_or(Value::Nil) {
+    fn filter_actions(&self, g: &mut HookGame<'_>, actions: Vec<String>) -> Result<Vec<String>, ScriptError> {
+        let r: Value = self.call(Hook::FilterActions, g, |f, game| {
+            let list = self.lua.create_sequence_from(actions)?;
+            f.call((game, list))
+        })?;
+        match r {
             Value::Table(t) => {
                 let mut out = Vec::new();
                 for v in t.sequence_values::<Value>() {
                     match v {
                         Ok(Value::String(s)) => out.push(s.to_string_lossy()),
-                        Ok(other) => {
-                            return Err(self.wrong_type(
-                                Hook::FilterActions,
-                                "a list of action strings",
-                                &other,
-                            ));
-                        }
+                        Ok(other) => return Err(self.wrong_type(Hook::FilterActions, "a list of action strings", &other)),
                         Err(e) => return Err(ScriptError::new("filter_actions", e.to_string())),
                     }
                 }
