@@ -26,8 +26,16 @@ pub(crate) struct Names {
 impl Names {
     pub fn new(lua: &Lua, v: &crate::variant::Variant) -> mlua::Result<Names> {
         Ok(Names {
-            squares: v.geometry.squares().map(|sq| lua.create_string(v.square_name(sq))).collect::<mlua::Result<_>>()?,
-            kinds: v.kinds.iter().map(|k| lua.create_string(&k.name)).collect::<mlua::Result<_>>()?,
+            squares: v
+                .geometry
+                .squares()
+                .map(|sq| lua.create_string(v.square_name(sq)))
+                .collect::<mlua::Result<_>>()?,
+            kinds: v
+                .kinds
+                .iter()
+                .map(|k| lua.create_string(&k.name))
+                .collect::<mlua::Result<_>>()?,
             sides: [lua.create_string("white")?, lua.create_string("black")?],
         })
     }
@@ -66,7 +74,12 @@ fn side(name: &str) -> Result<Side, String> {
     Side::parse(name).ok_or_else(|| format!("`{name}` is not a side (\"white\" or \"black\")"))
 }
 
-pub(crate) fn piece_table(lua: &Lua, square: impl mlua::IntoLua, kind: &str, side: &str) -> mlua::Result<Table> {
+pub(crate) fn piece_table(
+    lua: &Lua,
+    square: impl mlua::IntoLua,
+    kind: &str,
+    side: &str,
+) -> mlua::Result<Table> {
     let t = lua.create_table_with_capacity(0, 4)?;
     t.set("square", square)?;
     t.set("kind", kind)?;
@@ -116,7 +129,9 @@ impl UserData for GameObject {
         m.add_method("to_move", |lua, this, ()| {
             with_game(lua, this, |g| Ok(g.to_move().name()))
         });
-        m.add_method("ply", |lua, this, ()| with_game(lua, this, |g| Ok(g.ply() as i64)));
+        m.add_method("ply", |lua, this, ()| {
+            with_game(lua, this, |g| Ok(g.ply() as i64))
+        });
         m.add_method("in_check", |lua, this, ()| {
             with_game(lua, this, |g| Ok(g.in_check()))
         });
@@ -136,7 +151,10 @@ impl UserData for GameObject {
         m.add_method("pieces", |lua, this, which: Option<String>| {
             let list = with_game(lua, this, |g| {
                 let only = which.as_deref().map(side).transpose()?;
-                Ok(g.pieces().into_iter().filter(|(_, p)| only.is_none_or(|s| p.side == s)).collect::<Vec<_>>())
+                Ok(g.pieces()
+                    .into_iter()
+                    .filter(|(_, p)| only.is_none_or(|s| p.side == s))
+                    .collect::<Vec<_>>())
             })?;
             let t = lua.create_table_with_capacity(list.len(), 0)?;
             for (i, (s, p)) in list.into_iter().enumerate() {
@@ -245,7 +263,9 @@ impl UserData for GameObject {
         m.add_method(
             "end_game",
             |lua, this, (result, reason): (String, Option<String>)| {
-                with_game(lua, this, |g| g.end_game(outcome(&result, reason.as_deref())?))
+                with_game(lua, this, |g| {
+                    g.end_game(outcome(&result, reason.as_deref())?)
+                })
             },
         );
         m.add_meta_method("__tostring", |_, _, ()| Ok("game"));

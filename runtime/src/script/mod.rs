@@ -23,9 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use mlua::chunk::ChunkMode;
-use mlua::{
-    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState,
-};
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState};
 
 use crate::error::{LoadError, Problem};
 use crate::geometry::Square;
@@ -247,7 +245,12 @@ impl LuaHooks {
 
         let squares = api::Names::new(&lua, v).map_err(internal)?.squares;
         let names = api::Names::new(&lua, v).map_err(internal)?;
-        let game = lua.create_userdata(api::GameObject { current: current.clone(), names }).map_err(internal)?;
+        let game = lua
+            .create_userdata(api::GameObject {
+                current: current.clone(),
+                names,
+            })
+            .map_err(internal)?;
         Ok(LuaHooks {
             lua,
             game,
@@ -279,7 +282,9 @@ impl LuaHooks {
         self.current.0.store(ptr, Ordering::Release);
         self.budget.store(self.limit, Ordering::Relaxed);
         let result = call(self.func(hook), &self.game);
-        self.current.0.store(std::ptr::null_mut(), Ordering::Release);
+        self.current
+            .0
+            .store(std::ptr::null_mut(), Ordering::Release);
         result.map_err(|e| self.failure(hook, &e))
     }
 
@@ -333,15 +338,24 @@ impl Hooks for LuaHooks {
         self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()].is_some()
     }
 
-    fn before_action(&self, g: &mut HookGame<'_>, action: &str) -> Result<Option<String>, ScriptError> {
-        let mut r: MultiValue = self.call(Hook::BeforeAction, g, |f, game| f.call((game, action)))?;
+    fn before_action(
+        &self,
+        g: &mut HookGame<'_>,
+        action: &str,
+    ) -> Result<Option<String>, ScriptError> {
+        let mut r: MultiValue =
+            self.call(Hook::BeforeAction, g, |f, game| f.call((game, action)))?;
         match r.pop_front().unwrap_or(Value::Nil) {
             Value::Nil | Value::Boolean(true) => Ok(None),
             Value::Boolean(false) => Ok(Some(match r.pop_front() {
                 Some(Value::String(s)) => s.to_string_lossy(),
                 _ => "a rule refuses it (before_action)".to_string(),
             })),
-            other => Err(self.wrong_type(Hook::BeforeAction, "nothing, true, or false and a reason", &other)),
+            other => Err(self.wrong_type(
+                Hook::BeforeAction,
+                "nothing, true, or false and a reason",
+                &other,
+            )),
         }
     }
 
@@ -351,7 +365,10 @@ impl Hooks for LuaHooks {
 
     fn on_removed(&self, g: &mut HookGame<'_>, removed: &Removed) -> Result<(), ScriptError> {
         let v = g.variant();
-        let (kind, side) = (v.kind(removed.piece.kind).name.clone(), removed.piece.side.name());
+        let (kind, side) = (
+            v.kind(removed.piece.kind).name.clone(),
+            removed.piece.side.name(),
+        );
         let sq = &self.squares[removed.square.index()];
         self.call(Hook::OnRemoved, g, |f, game| {
             let t = api::piece_table(&self.lua, sq, &kind, side)?;
@@ -360,9 +377,17 @@ impl Hooks for LuaHooks {
         })
     }
 
-    fn on_damage(&self, g: &mut HookGame<'_>, square: Square, amount: i64, cause: &str) -> Result<i64, ScriptError> {
+    fn on_damage(
+        &self,
+        g: &mut HookGame<'_>,
+        square: Square,
+        amount: i64,
+        cause: &str,
+    ) -> Result<i64, ScriptError> {
         let sq = &self.squares[square.index()];
-        let r: Value = self.call(Hook::OnDamage, g, |f, game| f.call((game, sq, amount, cause)))?;
+        let r: Value = self.call(Hook::OnDamage, g, |f, game| {
+            f.call((game, sq, amount, cause))
+        })?;
         match r {
             Value::Nil => Ok(amount),
             Value::Integer(n) => Ok(n.max(0)),
@@ -396,12 +421,25 @@ impl Hooks for LuaHooks {
             Value::Nil => Ok(None),
             Value::String(s) => api::outcome(&s.to_string_lossy(), reason.as_deref())
                 .map(Some)
-                .map_err(|m| ScriptError::new("check_outcome", format!("{}: check_outcome: {m}", self.label))),
-            _ => Err(self.wrong_type(Hook::CheckOutcome, "nil, or \"white\"/\"black\"/\"draw\" and a reason", &first)),
+                .map_err(|m| {
+                    ScriptError::new(
+                        "check_outcome",
+                        format!("{}: check_outcome: {m}", self.label),
+                    )
+                }),
+            _ => Err(self.wrong_type(
+                Hook::CheckOutcome,
+                "nil, or \"white\"/\"black\"/\"draw\" and a reason",
+                &first,
+            )),
         }
     }
 
-    fn filter_actions(&self, g: &mut HookGame<'_>, actions: Vec<String>) -> Result<Vec<String>, ScriptError> {
+    fn filter_actions(
+        &self,
+        g: &mut HookGame<'_>,
+        actions: Vec<String>,
+    ) -> Result<Vec<String>, ScriptError> {
         let r: Value = self.call(Hook::FilterActions, g, |f, game| {
             let list = self.lua.create_sequence_from(actions)?;
             f.call((game, list))
@@ -412,7 +450,13 @@ impl Hooks for LuaHooks {
                 for v in t.sequence_values::<Value>() {
                     match v {
                         Ok(Value::String(s)) => out.push(s.to_string_lossy()),
-                        Ok(other) => return Err(self.wrong_type(Hook::FilterActions, "a list of action strings", &other)),
+                        Ok(other) => {
+                            return Err(self.wrong_type(
+                                Hook::FilterActions,
+                                "a list of action strings",
+                                &other,
+                            ));
+                        }
                         Err(e) => return Err(ScriptError::new("filter_actions", e.to_string())),
                     }
                 }
