@@ -19,6 +19,10 @@ pub struct FixturesArgs {
     /// Print each fixture's trace too.
     #[arg(long)]
     show: bool,
+    /// Accept the current traces of the fixtures whose expectations hold as their
+    /// snapshots (fixtures/<variant>/snapshots/<name>.snap), replacing changed ones.
+    #[arg(long)]
+    accept: bool,
 }
 
 /// The fixtures folder: `./fixtures`, or the one of the checkout this was built from.
@@ -89,71 +93,124 @@ enum Verdict {
     Passed,
     /// Passed, but no snapshot has been accepted yet.
     New,
+    /// Passed, and its trace was just written as the accepted snapshot (`--accept`).
+    Accepted,
     Failed(Vec<String>),
+}
+
+/// How the trace compares with the accepted snapshot.
+enum Snapshot {
+    Missing,
+    Unreadable(String),
+    Same,
+    Changed(String),
+}
+
+fn compare(path: &Path, trace: &str) -> Snapshot {
+    let snap = fixture::snapshot_path(path);
+    let Ok(text) = std::fs::read_to_string(&snap) else {
+        return Snapshot::Missing;
+    };
+    let label = fixture::display_path(&snap);
+    let target = fixture::display_path(path);
+    let Some(accepted) = fixture::accepted_trace(&text) else {
+        return Snapshot::Unreadable(format!(
+            "{label}: not an insta snapshot (expected a header between `---` lines)"
+        ));
+    };
+    match fixture::first_difference(&accepted, trace) {
+        None => Snapshot::Same,
+        Some(d) => Snapshot::Changed(format!(
+            "trace changed since the accepted snapshot; review it (`cargo test` shows the \
+             whole diff), then accept it with `varia fixtures {target} --accept` or fix the rules\n\
+             {label}, first difference at line {}:\n\
+             - accepted: {}\n\
+             + now:      {}",
+            d.line,
+            d.accepted.as_deref().unwrap_or("(end of trace)"),
+            d.actual.as_deref().unwrap_or("(end of trace)"),
+        )),
+    }
+}
+
+/// Writes `trace` as the fixture's accepted snapshot, in insta's format, and removes
+/// a pending `.snap.new` that `cargo test` may have left.
+fn accept(path: &Path, trace: &str) -> Result<(), Fail> {
+    let snap = fixture::snapshot_path(path);
+    write(
+        &snap,
+        &format!(
+            "---\nsource: varia fixtures --accept\n---\n{}\n",
+            trace.trim_end()
+        ),
+    )?;
+    remove_pending(path)
+}
+
+fn remove_pending(path: &Path) -> Result<(), Fail> {
+    let pending = fixture::snapshot_path(path).with_extension("snap.new");
+    if pending.is_file() {
+        std::fs::remove_file(&pending).map_err(|e| Fail(format!("{}: {e}", pending.display())))?;
+    }
+    Ok(())
+}
+
+fn check(path: &Path, args: &FixturesArgs) -> Result<Verdict, Fail> {
+    let run = match Fixture::load(path).and_then(|f| f.run()) {
+        Ok(run) => run,
+        Err(e) => {
+            return Ok(Verdict::Failed(
+                e.problems()
+                    .iter()
+                    .map(|p| format!("fixture error: {p}"))
+                    .collect(),
+            ));
+        }
+    };
+    if args.show {
+        println!("{}", run.trace);
+    }
+    if let Some(dir) = &args.trace_dir {
+        let file = dir
+            .join(fixture::fixture_group(path))
+            .join(format!("{}.trace", fixture::fixture_name(path)));
+        write(&file, &run.trace)?;
+    }
+    let mut problems: Vec<String> = run.failures.iter().map(|f| f.to_string()).collect();
+    let snapshot = compare(path, &run.trace);
+    if !problems.is_empty() {
+        // A trace whose expectations fail is never accepted.
+        if let Snapshot::Changed(m) | Snapshot::Unreadable(m) = snapshot {
+            problems.push(m);
+        }
+        return Ok(Verdict::Failed(problems));
+    }
+    Ok(match (snapshot, args.accept) {
+        (Snapshot::Same, accepting) => {
+            if accepting {
+                remove_pending(path)?;
+            }
+            Verdict::Passed
+        }
+        (_, true) => {
+            accept(path, &run.trace)?;
+            Verdict::Accepted
+        }
+        (Snapshot::Missing, false) => Verdict::New,
+        (Snapshot::Changed(m) | Snapshot::Unreadable(m), false) => Verdict::Failed(vec![m]),
+    })
 }
 
 pub fn run(args: FixturesArgs) -> Result<(), Fail> {
     let files = select(args.target.as_deref())?;
-    let (mut passed, mut new, mut failed) = (0, 0, 0);
+    let (mut passed, mut new, mut accepted, mut failed) = (0, 0, 0, 0);
     for path in &files {
         let name = format!(
             "{}/{}",
             fixture::fixture_group(path),
             fixture::fixture_name(path)
         );
-        let verdict = match Fixture::load(path).and_then(|f| f.run()) {
-            Err(e) => Verdict::Failed(
-                e.problems()
-                    .iter()
-                    .map(|p| format!("fixture error: {p}"))
-                    .collect(),
-            ),
-            Ok(run) => {
-                if args.show {
-                    println!("{}", run.trace);
-                }
-                if let Some(dir) = &args.trace_dir {
-                    let file = dir
-                        .join(fixture::fixture_group(path))
-                        .join(format!("{}.trace", fixture::fixture_name(path)));
-                    write(&file, &run.trace)?;
-                }
-                let mut problems: Vec<String> =
-                    run.failures.iter().map(|f| f.to_string()).collect();
-                let snap = fixture::snapshot_path(path);
-                match std::fs::read_to_string(&snap) {
-                    Err(_) if problems.is_empty() => Verdict::New,
-                    Err(_) => Verdict::Failed(problems),
-                    Ok(text) => {
-                        let label = fixture::display_path(&snap);
-                        match fixture::accepted_trace(&text) {
-                            None => problems.push(format!(
-                                "{label}: not an insta snapshot (expected a header between `---` lines)"
-                            )),
-                            Some(accepted) => {
-                                if let Some(d) = fixture::first_difference(&accepted, &run.trace) {
-                                    problems.push(format!(
-                                        "trace changed since the accepted snapshot; review with `cargo insta review`\n\
-                                         {label}, first difference at line {}:\n\
-                                         - accepted: {}\n\
-                                         + now:      {}",
-                                        d.line,
-                                        d.accepted.as_deref().unwrap_or("(end of trace)"),
-                                        d.actual.as_deref().unwrap_or("(end of trace)"),
-                                    ));
-                                }
-                            }
-                        }
-                        if problems.is_empty() {
-                            Verdict::Passed
-                        } else {
-                            Verdict::Failed(problems)
-                        }
-                    }
-                }
-            }
-        };
-        match verdict {
+        match check(path, &args)? {
             Verdict::Passed => {
                 passed += 1;
                 println!("ok    {name}");
@@ -161,7 +218,15 @@ pub fn run(args: FixturesArgs) -> Result<(), Fail> {
             Verdict::New => {
                 new += 1;
                 println!(
-                    "new   {name}  (expectations hold; no accepted snapshot yet: run `cargo test`, then `cargo insta review`)"
+                    "new   {name}  (expectations hold; no accepted snapshot yet: read the trace \
+                     with --show, then accept it with --accept)"
+                );
+            }
+            Verdict::Accepted => {
+                accepted += 1;
+                println!(
+                    "ok    {name}  (trace accepted: {})",
+                    fixture::display_path(&fixture::snapshot_path(path))
                 );
             }
             Verdict::Failed(problems) => {
@@ -177,9 +242,13 @@ pub fn run(args: FixturesArgs) -> Result<(), Fail> {
     }
     let total = files.len();
     let mut summary = format!(
-        "{total} fixture{}: {passed} passed, {failed} failed",
-        if total == 1 { "" } else { "s" }
+        "{total} fixture{}: {} passed, {failed} failed",
+        if total == 1 { "" } else { "s" },
+        passed + accepted
     );
+    if accepted > 0 {
+        summary.push_str(&format!(", {accepted} trace(s) accepted"));
+    }
     if new > 0 {
         summary.push_str(&format!(", {new} without an accepted snapshot"));
     }

@@ -135,7 +135,7 @@ fn the_summary_lists_each_fixture_and_fails_on_a_failed_expectation() {
     assert_eq!(
         lines,
         [
-            "new   mine/a_good  (expectations hold; no accepted snapshot yet: run `cargo test`, then `cargo insta review`)".to_string(),
+            "new   mine/a_good  (expectations hold; no accepted snapshot yet: read the trace with --show, then accept it with --accept)".to_string(),
             "FAIL  mine/b_bad".to_string(),
             format!(
                 "      {}:5:11: [[expect]] #1 after action 4 (d8-h4): outcome: expected draw by stalemate, found black wins by checkmate",
@@ -200,14 +200,52 @@ fn a_trace_that_changed_since_the_accepted_snapshot_fails_with_the_first_differe
         stdout(&o),
         format!(
             "FAIL  mine/mate\n\
-             \x20     trace changed since the accepted snapshot; review with `cargo insta review`\n\
+             \x20     trace changed since the accepted snapshot; review it (`cargo test` shows the whole diff), \
+             then accept it with `varia fixtures {} --accept` or fix the rules\n\
              \x20     {}, first difference at line 5:\n\
              \x20     - accepted: 8  r n b q k b . r\n\
              \x20     + now:      8  r n b q k b n r\n\
              \n1 fixture: 0 passed, 1 failed\n",
+            dir.join("mate.toml").display(),
             snap.display()
         )
     );
+    // Accepting writes the current trace back (and removes what `cargo test` left).
+    std::fs::write(dir.join("snapshots/mate.snap.new"), "pending").unwrap();
+    let o = varia(&["fixtures", dir.to_str().unwrap(), "--accept"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "ok    mine/mate  (trace accepted: {})\n\n1 fixture: 1 passed, 0 failed, 1 trace(s) accepted\n",
+            snap.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&snap).unwrap(),
+        format!("---\nsource: varia fixtures --accept\n---\n{trace}")
+    );
+    assert!(!dir.join("snapshots/mate.snap.new").exists());
+    let o = varia(&["fixtures", dir.to_str().unwrap()]);
+    assert_eq!(
+        stdout(&o),
+        "ok    mine/mate\n\n1 fixture: 1 passed, 0 failed\n"
+    );
+}
+
+#[test]
+fn a_fixture_whose_expectations_fail_is_never_accepted() {
+    let dir = scratch("no-accept").join("mine");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bad.toml"),
+        GOOD.replace("black wins by checkmate", "draw by stalemate"),
+    )
+    .unwrap();
+    let o = varia(&["fixtures", dir.to_str().unwrap(), "--accept"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("FAIL  mine/bad\n"), "{}", stdout(&o));
+    assert!(!dir.join("snapshots").exists());
 }
 
 #[test]
