@@ -149,3 +149,61 @@ fn toml_syntax_errors_have_positions() {
     ));
     assert!(p[0].starts_with("bad.toml:3:"), "{p:?}");
 }
+
+#[test]
+fn a_reloader_swaps_in_good_rules_and_keeps_the_last_good_ones() {
+    use varia::variant::Reloader;
+    let dir = scratch("reload");
+    let toml = |value: &str| format!("extends = \"standard\"\n[pieces.queen]\nvalue = {value}\n");
+    std::fs::write(dir.join("variant.toml"), toml("900")).unwrap();
+    let mut r = Reloader::new(dir.to_str().unwrap(), &[]).unwrap();
+    let queen = |v: &Variant| v.kind(v.kind_named("queen").unwrap()).value;
+    assert_eq!(queen(&r.current()), 900);
+    assert!(r.poll().is_none(), "nothing changed yet");
+    assert!(
+        r.files()
+            .iter()
+            .any(|f| f.ends_with("standard/variant.toml")),
+        "the parent is watched too"
+    );
+
+    // Files may keep their modification time within a second: change the size as well.
+    std::fs::write(dir.join("variant.toml"), toml("1000")).unwrap();
+    let v = r.poll().expect("a change is seen").unwrap();
+    assert_eq!(queen(&v), 1000);
+
+    // A broken save: the error is reported once, the last good rules stay.
+    std::fs::write(dir.join("variant.toml"), toml("\"lots\"")).unwrap();
+    let e = r.poll().expect("a change is seen").unwrap_err();
+    assert!(
+        e.to_string().contains("variant.toml:3:9: invalid type"),
+        "{e}"
+    );
+    assert_eq!(queen(&r.current()), 1000);
+    assert!(r.last_error().is_some());
+    assert!(
+        r.poll().is_none(),
+        "the same broken save is not reported again"
+    );
+
+    // A game moves to the new rules by replaying its history.
+    let mut g = Game::new(r.current());
+    g.play("e2-e4").unwrap();
+    std::fs::write(
+        dir.join("variant.toml"),
+        "extends = \"standard\"\n[pieces.queen]\nvalue = 1100\n\n",
+    )
+    .unwrap();
+    let v = r.poll().unwrap().unwrap();
+    let moved = g.with_variant(v.clone()).unwrap();
+    assert_eq!((moved.ply(), moved.fen()), (1, g.fen()));
+    assert_eq!(queen(moved.variant()), 1100);
+    // Rules under which the history is illegal are refused, naming the action.
+    let no_double_step =
+        Variant::load_with("standard", &set(&["pieces.pawn.moves.1.range=1"])).unwrap();
+    let e = g.with_variant(no_double_step).unwrap_err().to_string();
+    assert!(
+        e.starts_with("replaying under the new rules: action 1 (`e2-e4`)"),
+        "{e}"
+    );
+}

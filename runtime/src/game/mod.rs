@@ -31,6 +31,13 @@ pub enum RuleError {
     Illegal { action: String, why: String },
     #[error("the game is over ({0})")]
     GameOver(String),
+    /// Replaying a game under new rules failed at this action (1-based; 0 = the start).
+    #[error("replaying under the new rules: action {index} (`{action}`): {why}")]
+    Replay {
+        index: usize,
+        action: String,
+        why: String,
+    },
     /// A hook failed; the action was rolled back and the game is as it was.
     #[error("{0} (in hook `{hook}`; the action was rolled back)", hook = .0.hook)]
     Script(ScriptError),
@@ -69,6 +76,17 @@ pub struct Game {
     hashes: Vec<u64>,
     outcome: Option<Outcome>,
     last_events: Vec<Event>,
+}
+
+impl std::fmt::Debug for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Game")
+            .field("variant", &self.variant.name)
+            .field("fen", &self.fen())
+            .field("ply", &self.ply())
+            .field("outcome", &self.outcome)
+            .finish()
+    }
 }
 
 impl Clone for Game {
@@ -219,6 +237,27 @@ impl Game {
             .find(|k| k.royal)
             .map_or("royal piece".to_string(), |k| k.name.clone());
         format!("it would leave your {royal} attacked")
+    }
+
+    /// This game under other rules (a reloaded or edited variant): the start position
+    /// and every action are replayed with the same seed. If the start no longer reads
+    /// or an action is no longer legal, the error says which, and this game is untouched.
+    pub fn with_variant(&self, variant: Arc<Variant>) -> Result<Game, RuleError> {
+        let start = fen::parse(&variant, &self.start_fen()).map_err(|e| RuleError::Replay {
+            index: 0,
+            action: "(start)".into(),
+            why: e.to_string(),
+        })?;
+        let mut g = Game::from_setup_seeded(variant, start, self.seed);
+        for (i, a) in self.history().iter().enumerate() {
+            let text = self.format(a);
+            g.play(&text).map_err(|e| RuleError::Replay {
+                index: i + 1,
+                action: text,
+                why: e.to_string(),
+            })?;
+        }
+        Ok(g)
     }
 
     /// Takes back up to `plies` actions; returns how many were taken back.

@@ -284,6 +284,7 @@ impl Compiler<'_, '_> {
             draws,
             setup: spec.setup.fen.get_ref().clone(),
             scripts: Vec::new(),
+            sources: Vec::new(),
             hooks: None,
             scripting: ScriptLimits {
                 memory_limit_mb: *spec.scripting.memory_limit_mb.get_ref(),

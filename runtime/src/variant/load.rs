@@ -108,6 +108,8 @@ pub struct Script {
 pub(crate) struct Chain {
     pub files: Vec<Input>,
     pub scripts: Vec<Script>,
+    /// Every file read, for reloading.
+    pub paths: Vec<PathBuf>,
 }
 
 /// The `extends` value of a file, and its span, if it has one (and parses).
@@ -190,7 +192,11 @@ pub(crate) fn read_chain(
                 label: display_path(&lua),
                 text,
             });
+            chain.paths.push(lua);
         }
+    }
+    if let Some(d) = dir {
+        chain.paths.push(d.join("variant.toml"));
     }
     chain.files.push(Input { label, text });
     Ok(())
@@ -206,6 +212,7 @@ pub(crate) fn load(name_or_path: &str, overrides: &[Override]) -> Result<Variant
     let mut chain = Chain {
         files: Vec::new(),
         scripts: Vec::new(),
+        paths: Vec::new(),
     };
     read_chain(
         display_path(&file),
@@ -217,6 +224,7 @@ pub(crate) fn load(name_or_path: &str, overrides: &[Override]) -> Result<Variant
     let dir_abs = dir.canonicalize().unwrap_or(dir);
     let mut v = compile(chain.files, overrides, Some(dir_abs))?;
     v.scripts = chain.scripts;
+    v.sources = chain.paths;
     attach_scripts(&mut v)?;
     Ok(v)
 }
@@ -230,6 +238,7 @@ pub(crate) fn load_text(
     let mut chain = Chain {
         files: Vec::new(),
         scripts: Vec::new(),
+        paths: Vec::new(),
     };
     read_chain(
         label.to_string(),
@@ -240,6 +249,7 @@ pub(crate) fn load_text(
     )?;
     let mut v = compile(chain.files, overrides, None)?;
     v.scripts = chain.scripts;
+    v.sources = chain.paths;
     attach_scripts(&mut v)?;
     Ok(v)
 }

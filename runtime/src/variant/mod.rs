@@ -6,6 +6,7 @@
 
 mod compile;
 mod load;
+mod reload;
 mod schema;
 mod source;
 
@@ -19,6 +20,7 @@ use crate::piece::{KindId, Side};
 
 pub(crate) use compile::edit_distance;
 pub use load::{Script, find, known_variants, search_path};
+pub use reload::Reloader;
 pub use source::Override;
 
 /// A compiled variant, ready to play.
@@ -38,6 +40,8 @@ pub struct Variant {
     pub setup: String,
     /// Rules scripts, root ancestor first (a variant's own `rules.lua` last).
     pub scripts: Vec<Script>,
+    /// Every file the variant was read from (its chain's TOML and Lua), for reloading.
+    pub sources: Vec<PathBuf>,
     /// The rules the pipeline calls (the Lua host, or hooks supplied in Rust).
     pub hooks: Option<Arc<dyn crate::hooks::Hooks>>,
     /// Limits for the Lua host.
@@ -216,6 +220,7 @@ impl Variant {
             draws: self.draws.clone(),
             setup: self.setup.clone(),
             scripts: self.scripts.clone(),
+            sources: self.sources.clone(),
             hooks: self.hooks.clone(),
             scripting: self.scripting,
             data: self.data.clone(),
