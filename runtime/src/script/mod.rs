@@ -62,6 +62,7 @@ impl Current {
     /// SAFETY: callers use the reference only inside the Lua callback that is running as
     /// part of that hook call (the Lua state is locked for the whole call, so no other
     /// thread gets here), and never keep it.
+    #[allow(clippy::mut_from_ref)] // the pointer, not `self`, owns the view; see SAFETY
     pub(crate) unsafe fn get(&self) -> Option<&mut HookGame<'static>> {
         let p = self.0.load(Ordering::Acquire);
         unsafe { p.as_mut() }
