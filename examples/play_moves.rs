@@ -9,9 +9,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let standard = Variant::load("standard")?;
     let mut game = Game::new(standard.clone());
 
-    for text in [
-        "e2-e4", "e7-e5", "f1-c4", "b8-c6", "d1-h5", "g8-f6", "h5-f7",
-    ] {
+    for text in ["e2-e4", "e7-e5", "f1-c4", "b8-c6", "d1-h5", "g8-f6", "h5-f7"] {
         let events = game.play(text)?;
         for e in &events {
             println!("{text:>6}: {}", e.describe(&standard));

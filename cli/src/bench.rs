@@ -49,14 +49,7 @@ struct Case {
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
 const CASES: &[Case] = &[
-    Case {
-        label: "standard start",
-        variant: "standard",
-        fen: None,
-        depth: 6,
-        peer_variant: "chess",
-        peer_fen: None,
-    },
+    Case { label: "standard start", variant: "standard", fen: None, depth: 6, peer_variant: "chess", peer_fen: None },
     Case {
         label: "standard kiwipete",
         variant: "standard",
@@ -78,26 +71,16 @@ fn peer_perft(peer: &str, variant: &str, fen: Option<&str>, depth: u32) -> Optio
         Some(f) => format!("position fen {f}"),
         None => "position startpos".to_string(),
     };
-    let script = format!(
-        "uci\nsetoption name UCI_Variant value {variant}\nisready\n{position}\ngo perft {depth}\nquit\n"
-    );
+    let script =
+        format!("uci\nsetoption name UCI_Variant value {variant}\nisready\n{position}\ngo perft {depth}\nquit\n");
     let t = Instant::now();
-    let mut child = Command::new(peer)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
+    let mut child =
+        Command::new(peer).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
     child.stdin.take()?.write_all(script.as_bytes()).ok()?;
     let out = child.wait_with_output().ok()?;
     let secs = t.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout);
-    let nodes = text
-        .lines()
-        .find_map(|l| l.strip_prefix("Nodes searched: "))?
-        .trim()
-        .parse()
-        .ok()?;
+    let nodes = text.lines().find_map(|l| l.strip_prefix("Nodes searched: "))?.trim().parse().ok()?;
     Some((nodes, secs))
 }
 
@@ -111,51 +94,28 @@ fn baseline_perft(bin: &str, case: &Case, depth: u32) -> Option<(u64, f64)> {
     let out = cmd.output().ok()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     // "perft 6: 119060324 nodes in 2.252 s (...)"
-    let secs = stderr
-        .split(" nodes in ")
-        .nth(1)?
-        .split(' ')
-        .next()?
-        .parse()
-        .ok()?;
-    let nodes = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .last()?
-        .trim()
-        .parse()
-        .ok()?;
+    let secs = stderr.split(" nodes in ").nth(1)?.split(' ').next()?.parse().ok()?;
+    let nodes = String::from_utf8_lossy(&out.stdout).lines().last()?.trim().parse().ok()?;
     Some((nodes, secs))
 }
 
 /// Peak resident memory of this process so far, in MB (Linux; None elsewhere).
 fn peak_rss_mb() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: f64 = s
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
+    let kb: f64 =
+        s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb / 1024.0)
 }
 
 pub fn run(args: BenchArgs) -> Result<(), Fail> {
-    let suites = if args.suites.is_empty() {
-        vec!["perft".to_string()]
-    } else {
-        args.suites.clone()
-    };
+    let suites = if args.suites.is_empty() { vec!["perft".to_string()] } else { args.suites.clone() };
     for s in &suites {
         match s.as_str() {
             "perft" => perft(&args)?,
             "hooks" => hooks(&args)?,
             "load" => load(&args)?,
             other => {
-                return Err(Fail(format!(
-                    "unknown suite `{other}`; expected perft, hooks or load"
-                )));
+                return Err(Fail(format!("unknown suite `{other}`; expected perft, hooks or load")));
             }
         }
     }
@@ -171,11 +131,7 @@ fn perft(args: &BenchArgs) -> Result<(), Fail> {
             args.peer
         );
     }
-    let other = if args.baseline.is_some() {
-        "baseline"
-    } else {
-        "peer"
-    };
+    let other = if args.baseline.is_some() { "baseline" } else { "peer" };
     println!(
         "{:<22} {:>5} {:>12} {:>10} {:>12} {:>10} {:>7}",
         "case",
@@ -186,16 +142,8 @@ fn perft(args: &BenchArgs) -> Result<(), Fail> {
         format!("{other} Mn/s"),
         "ratio"
     );
-    for case in CASES.iter().filter(|c| {
-        args.only
-            .as_ref()
-            .is_none_or(|o| c.label.contains(o.as_str()))
-    }) {
-        let depth = if args.quick {
-            case.depth - 1
-        } else {
-            case.depth
-        };
+    for case in CASES.iter().filter(|c| args.only.as_ref().is_none_or(|o| c.label.contains(o.as_str()))) {
+        let depth = if args.quick { case.depth - 1 } else { case.depth };
         let v = Variant::load(case.variant)?;
         let game = match case.fen {
             Some(f) => Game::from_fen(v, f)?,
@@ -247,11 +195,7 @@ fn perft(args: &BenchArgs) -> Result<(), Fail> {
 
 /// A scratch variant folder: standard chess plus `rules`.
 fn scripted(rules: &str) -> Result<std::sync::Arc<Variant>, Fail> {
-    let dir = std::env::temp_dir().join(format!(
-        "varia-bench-{}-{}",
-        std::process::id(),
-        rules.len()
-    ));
+    let dir = std::env::temp_dir().join(format!("varia-bench-{}-{}", std::process::id(), rules.len()));
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n")?;
     std::fs::write(dir.join("rules.lua"), rules)?;
@@ -273,17 +217,11 @@ fn hooks(args: &BenchArgs) -> Result<(), Fail> {
             "on_damage, reading game:piece(square)",
             "function on_damage(game, sq, amount, cause)\n  local p = game:piece(sq)\n  return amount\nend",
         ),
-        (
-            "check_outcome(game): returns nil",
-            "function check_outcome(game) return nil end",
-        ),
+        ("check_outcome(game): returns nil", "function check_outcome(game) return nil end"),
     ];
     for (label, rules) in cases {
         let v = scripted(rules)?;
-        let h = v
-            .hooks
-            .clone()
-            .ok_or_else(|| Fail("the bench variant has no hooks".into()))?;
+        let h = v.hooks.clone().ok_or_else(|| Fail("the bench variant has no hooks".into()))?;
         let game = Game::new(v.clone());
         let sq = v.geometry.parse("e2")?;
         let mut samples = Vec::new();
@@ -292,11 +230,9 @@ fn hooks(args: &BenchArgs) -> Result<(), Fail> {
             let t = Instant::now();
             for _ in 0..CALLS {
                 if h.defines(Hook::OnDamage) {
-                    h.on_damage(&mut view, sq, 2, "primary")
-                        .map_err(|e| Fail(e.to_string()))?;
+                    h.on_damage(&mut view, sq, 2, "primary").map_err(|e| Fail(e.to_string()))?;
                 } else {
-                    h.check_outcome(&mut view)
-                        .map_err(|e| Fail(e.to_string()))?;
+                    h.check_outcome(&mut view).map_err(|e| Fail(e.to_string()))?;
                 }
             }
             samples.push(t.elapsed().as_secs_f64() * 1e9 / CALLS as f64);
@@ -305,10 +241,7 @@ fn hooks(args: &BenchArgs) -> Result<(), Fail> {
     }
 
     // Whole actions: apply and undo a move, with no hooks and with a trivial after_action.
-    println!(
-        "{:<46} {:>12}",
-        "a whole action (apply + undo)", "ns per action"
-    );
+    println!("{:<46} {:>12}", "a whole action (apply + undo)", "ns per action");
     let plain = Variant::load("standard")?;
     let hooked = scripted("function after_action(game, action) end")?;
     for (label, v) in [("no hooks", plain), ("a trivial after_action hook", hooked)] {

@@ -27,12 +27,9 @@ pub struct FixturesArgs {
 
 /// The fixtures folder: `./fixtures`, or the one of the checkout this was built from.
 fn fixtures_root() -> Option<PathBuf> {
-    [
-        PathBuf::from("fixtures"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"),
-    ]
-    .into_iter()
-    .find(|p| p.is_dir())
+    [PathBuf::from("fixtures"), Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")]
+        .into_iter()
+        .find(|p| p.is_dir())
 }
 
 /// The fixture files the target names.
@@ -40,9 +37,7 @@ fn select(target: Option<&str>) -> Result<Vec<PathBuf>, Fail> {
     let root = fixtures_root();
     let files = match target {
         None => {
-            let root = root.ok_or_else(|| {
-                Fail("no fixtures/ folder here; give a fixture file or folder".into())
-            })?;
+            let root = root.ok_or_else(|| Fail("no fixtures/ folder here; give a fixture file or folder".into()))?;
             fixture::find_fixtures(&root)
         }
         Some(t) => {
@@ -53,10 +48,7 @@ fn select(target: Option<&str>) -> Result<Vec<PathBuf>, Fail> {
                 fixture::find_fixtures(p)
             } else if let Some(root) = root.as_ref().filter(|r| r.join(t).is_dir()) {
                 fixture::find_fixtures(&root.join(t))
-            } else if let Some(root) = root
-                .as_ref()
-                .filter(|r| r.join(format!("{t}.toml")).is_file())
-            {
+            } else if let Some(root) = root.as_ref().filter(|r| r.join(format!("{t}.toml")).is_file()) {
                 vec![root.join(format!("{t}.toml"))]
             } else {
                 let known = root
@@ -80,10 +72,7 @@ fn select(target: Option<&str>) -> Result<Vec<PathBuf>, Fail> {
         }
     };
     if files.is_empty() {
-        return Err(Fail(format!(
-            "no fixture files (*.toml) in {}",
-            target.unwrap_or("fixtures/")
-        )));
+        return Err(Fail(format!("no fixture files (*.toml) in {}", target.unwrap_or("fixtures/"))));
     }
     Ok(files)
 }
@@ -114,9 +103,7 @@ fn compare(path: &Path, trace: &str) -> Snapshot {
     let label = fixture::display_path(&snap);
     let target = fixture::display_path(path);
     let Some(accepted) = fixture::accepted_trace(&text) else {
-        return Snapshot::Unreadable(format!(
-            "{label}: not an insta snapshot (expected a header between `---` lines)"
-        ));
+        return Snapshot::Unreadable(format!("{label}: not an insta snapshot (expected a header between `---` lines)"));
     };
     match fixture::first_difference(&accepted, trace) {
         None => Snapshot::Same,
@@ -137,13 +124,7 @@ fn compare(path: &Path, trace: &str) -> Snapshot {
 /// a pending `.snap.new` that `cargo test` may have left.
 fn accept(path: &Path, trace: &str) -> Result<(), Fail> {
     let snap = fixture::snapshot_path(path);
-    write(
-        &snap,
-        &format!(
-            "---\nsource: varia fixtures --accept\n---\n{}\n",
-            trace.trim_end()
-        ),
-    )?;
+    write(&snap, &format!("---\nsource: varia fixtures --accept\n---\n{}\n", trace.trim_end()))?;
     remove_pending(path)
 }
 
@@ -159,21 +140,14 @@ fn check(path: &Path, args: &FixturesArgs) -> Result<Verdict, Fail> {
     let run = match Fixture::load(path).and_then(|f| f.run()) {
         Ok(run) => run,
         Err(e) => {
-            return Ok(Verdict::Failed(
-                e.problems()
-                    .iter()
-                    .map(|p| format!("fixture error: {p}"))
-                    .collect(),
-            ));
+            return Ok(Verdict::Failed(e.problems().iter().map(|p| format!("fixture error: {p}")).collect()));
         }
     };
     if args.show {
         println!("{}", run.trace);
     }
     if let Some(dir) = &args.trace_dir {
-        let file = dir
-            .join(fixture::fixture_group(path))
-            .join(format!("{}.trace", fixture::fixture_name(path)));
+        let file = dir.join(fixture::fixture_group(path)).join(format!("{}.trace", fixture::fixture_name(path)));
         write(&file, &run.trace)?;
     }
     let mut problems: Vec<String> = run.failures.iter().map(|f| f.to_string()).collect();
@@ -205,11 +179,7 @@ pub fn run(args: FixturesArgs) -> Result<(), Fail> {
     let files = select(args.target.as_deref())?;
     let (mut passed, mut new, mut accepted, mut failed) = (0, 0, 0, 0);
     for path in &files {
-        let name = format!(
-            "{}/{}",
-            fixture::fixture_group(path),
-            fixture::fixture_name(path)
-        );
+        let name = format!("{}/{}", fixture::fixture_group(path), fixture::fixture_name(path));
         match check(path, &args)? {
             Verdict::Passed => {
                 passed += 1;
@@ -224,10 +194,7 @@ pub fn run(args: FixturesArgs) -> Result<(), Fail> {
             }
             Verdict::Accepted => {
                 accepted += 1;
-                println!(
-                    "ok    {name}  (trace accepted: {})",
-                    fixture::display_path(&fixture::snapshot_path(path))
-                );
+                println!("ok    {name}  (trace accepted: {})", fixture::display_path(&fixture::snapshot_path(path)));
             }
             Verdict::Failed(problems) => {
                 failed += 1;
@@ -241,11 +208,8 @@ pub fn run(args: FixturesArgs) -> Result<(), Fail> {
         }
     }
     let total = files.len();
-    let mut summary = format!(
-        "{total} fixture{}: {} passed, {failed} failed",
-        if total == 1 { "" } else { "s" },
-        passed + accepted
-    );
+    let mut summary =
+        format!("{total} fixture{}: {} passed, {failed} failed", if total == 1 { "" } else { "s" }, passed + accepted);
     if accepted > 0 {
         summary.push_str(&format!(", {accepted} trace(s) accepted"));
     }
@@ -253,13 +217,7 @@ pub fn run(args: FixturesArgs) -> Result<(), Fail> {
         summary.push_str(&format!(", {new} without an accepted snapshot"));
     }
     println!("\n{summary}");
-    if failed > 0 {
-        Err(Fail(format!(
-            "{failed} of {total} fixtures failed (listed above)"
-        )))
-    } else {
-        Ok(())
-    }
+    if failed > 0 { Err(Fail(format!("{failed} of {total} fixtures failed (listed above)"))) } else { Ok(()) }
 }
 
 fn write(file: &Path, text: &str) -> Result<(), Fail> {

@@ -17,11 +17,7 @@ use varia::variant::Override;
 use varia::{Game, Variant};
 
 #[derive(Parser)]
-#[command(
-    name = "varia",
-    version,
-    about = "A rules runtime for chess variants: variants as TOML data plus Lua hooks."
-)]
+#[command(name = "varia", version, about = "A rules runtime for chess variants: variants as TOML data plus Lua hooks.")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -40,11 +36,7 @@ struct VariantArg {
 
 impl VariantArg {
     fn load(&self) -> Result<Arc<Variant>, Fail> {
-        let overrides = self
-            .set
-            .iter()
-            .map(|s| s.parse())
-            .collect::<Result<Vec<Override>, _>>()?;
+        let overrides = self.set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
         Ok(Variant::load_with(&self.variant, &overrides)?)
     }
 }
@@ -135,10 +127,8 @@ fn start_game(variant: Arc<Variant>, start: &Start) -> Result<Game, Fail> {
         return Game::from_fen(variant, f).map_err(|e| Fail(format!("bad FEN: {e}")));
     }
     if let Some(path) = &start.from {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
-        return Game::from_snapshot(variant, &text)
-            .map_err(|e| Fail(format!("{}: {e}", path.display())));
+        let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+        return Game::from_snapshot(variant, &text).map_err(|e| Fail(format!("{}: {e}", path.display())));
     }
     Ok(Game::new(variant))
 }
@@ -148,10 +138,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::List => {
             let known = varia::variant::known_variants();
             if known.is_empty() {
-                eprintln!(
-                    "no variants found; searched: {:?}",
-                    varia::variant::search_path()
-                );
+                eprintln!("no variants found; searched: {:?}", varia::variant::search_path());
             }
             for (name, path) in known {
                 let title = Variant::load(path.to_str().unwrap_or(&name))
@@ -162,15 +149,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
             Ok(())
         }
         Command::Check { variants, set } => {
-            let overrides = set
-                .iter()
-                .map(|s| s.parse())
-                .collect::<Result<Vec<Override>, _>>()?;
+            let overrides = set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
             let names: Vec<String> = if variants.is_empty() {
-                varia::variant::known_variants()
-                    .into_iter()
-                    .map(|(n, _)| n)
-                    .collect()
+                varia::variant::known_variants().into_iter().map(|(n, _)| n).collect()
             } else {
                 variants
             };
@@ -188,11 +169,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
                     }
                 }
             }
-            if bad {
-                Err(Fail("the rules have problems (listed above)".into()))
-            } else {
-                Ok(())
-            }
+            if bad { Err(Fail("the rules have problems (listed above)".into())) } else { Ok(()) }
         }
         Command::Moves { variant, start } => {
             let game = start_game(variant.load()?, &start)?;
@@ -204,21 +181,12 @@ fn run(cmd: Command) -> Result<(), Fail> {
             }
             Ok(())
         }
-        Command::Replay {
-            variant,
-            start,
-            moves,
-            json,
-        } => {
+        Command::Replay { variant, start, moves, json } => {
             let mut game = start_game(variant.load()?, &start)?;
-            let moves: Vec<&str> = moves
-                .iter()
-                .flat_map(|m| m.split([' ', ',', '\n']))
-                .filter(|m| !m.is_empty())
-                .collect();
+            let moves: Vec<&str> =
+                moves.iter().flat_map(|m| m.split([' ', ',', '\n'])).filter(|m| !m.is_empty()).collect();
             for (i, m) in moves.iter().enumerate() {
-                game.play(m)
-                    .map_err(|e| Fail(format!("move {} (`{m}`): {e}", i + 1)))?;
+                game.play(m).map_err(|e| Fail(format!("move {} (`{m}`): {e}", i + 1)))?;
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&game.snapshot())?);
@@ -227,21 +195,12 @@ fn run(cmd: Command) -> Result<(), Fail> {
                 println!("fen: {}", game.fen());
                 match game.outcome() {
                     Some(o) => println!("outcome: {}", o.describe()),
-                    None => println!(
-                        "to move: {}{}",
-                        game.to_move(),
-                        if game.in_check() { " (in check)" } else { "" }
-                    ),
+                    None => println!("to move: {}{}", game.to_move(), if game.in_check() { " (in check)" } else { "" }),
                 }
             }
             Ok(())
         }
-        Command::Perft {
-            variant,
-            depth,
-            fen,
-            divide,
-        } => {
+        Command::Perft { variant, depth, fen, divide } => {
             let v = variant.load()?;
             let game = match &fen {
                 Some(f) => Game::from_fen(v, f).map_err(|e| Fail(format!("bad FEN: {e}")))?,

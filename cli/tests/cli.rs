@@ -49,10 +49,7 @@ fn check_reports_every_problem_with_its_place() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
     assert!(lines[0].ends_with("variant.toml:8:10: unknown vector set `al`; known: orthogonal, diagonal, all, knight, forward, backward, sideways, vertical, forward-diagonal, backward-diagonal"), "{out}");
-    assert!(
-        lines[1].contains("variant.toml:10:10: pieces `king` and `knight` share the letter K"),
-        "{out}"
-    );
+    assert!(lines[1].contains("variant.toml:10:10: pieces `king` and `knight` share the letter K"), "{out}");
 }
 
 #[test]
@@ -63,16 +60,8 @@ fn check_suggests_the_key_meant() {
     std::fs::write(dir.join("variant.toml"), toml).unwrap();
     let o = varia(&["check", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stdout(&o).contains("variant.toml:8:1: unknown field `royla`"),
-        "{}",
-        stdout(&o)
-    );
-    assert!(
-        stdout(&o).contains("(did you mean `royal`?)"),
-        "{}",
-        stdout(&o)
-    );
+    assert!(stdout(&o).contains("variant.toml:8:1: unknown field `royla`"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("(did you mean `royal`?)"), "{}", stdout(&o));
 }
 
 #[test]
@@ -82,12 +71,7 @@ fn moves_lists_every_legal_action() {
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 20);
     assert!(out.lines().any(|l| l == "e2-e4") && out.lines().any(|l| l == "g1-f3"));
-    let o = varia(&[
-        "moves",
-        "standard",
-        "--fen",
-        "k7/4P3/8/8/8/8/8/K7 w - - 0 1",
-    ]);
+    let o = varia(&["moves", "standard", "--fen", "k7/4P3/8/8/8/8/8/K7 w - - 0 1"]);
     assert!(stdout(&o).lines().any(|l| l == "e7-e8=Q"), "{}", stdout(&o));
 }
 
@@ -109,26 +93,9 @@ fn replay_prints_the_position_and_round_trips_json() {
     let dir = scratch("json");
     let state = dir.join("state.json");
     std::fs::write(&state, &json).unwrap();
-    let o = varia(&[
-        "replay",
-        "standard",
-        "--from",
-        state.to_str().unwrap(),
-        "--json",
-    ]);
-    assert_eq!(
-        stdout(&o),
-        json,
-        "a snapshot read and written again is unchanged"
-    );
-    let o = varia(&[
-        "replay",
-        "standard",
-        "--from",
-        state.to_str().unwrap(),
-        "g1-f3",
-        "--json",
-    ]);
+    let o = varia(&["replay", "standard", "--from", state.to_str().unwrap(), "--json"]);
+    assert_eq!(stdout(&o), json, "a snapshot read and written again is unchanged");
+    let o = varia(&["replay", "standard", "--from", state.to_str().unwrap(), "g1-f3", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["ply"], 3);
 }
@@ -137,44 +104,25 @@ fn replay_prints_the_position_and_round_trips_json() {
 fn errors_are_actionable_and_exit_non_zero() {
     let o = varia(&["replay", "standard", "e2-e4", "e2-e4"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("move 2 (`e2-e4`): e2-e4 is illegal: there is no piece on e2"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("move 2 (`e2-e4`): e2-e4 is illegal: there is no piece on e2"), "{}", stderr(&o));
 
     let o = varia(&["moves", "chesss"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("unknown variant `chesss`; known variants: ")
-            && stderr(&o).contains("standard")
-    );
+    assert!(stderr(&o).contains("unknown variant `chesss`; known variants: ") && stderr(&o).contains("standard"));
 
     let o = varia(&["perft", "standard", "1", "--fen", "8/8 w"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("bad FEN: board field: expected 8 ranks"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("bad FEN: board field: expected 8 ranks"), "{}", stderr(&o));
 
     let dir = scratch("corrupt");
     let state = dir.join("state.json");
     std::fs::write(&state, "{ not json").unwrap();
     let o = varia(&["replay", "standard", "--from", state.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("not valid JSON at line 1"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("not valid JSON at line 1"), "{}", stderr(&o));
 
     let o = varia(&["perft"]);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "a bad command line is a usage error"
-    );
+    assert_eq!(o.status.code(), Some(2), "a bad command line is a usage error");
 }
 
 #[test]

@@ -55,32 +55,20 @@ fn every_trace_is_byte_identical_across_two_processes() {
             let f = f.unwrap().path();
             if f.extension().is_some_and(|e| e == "toml") {
                 let name = f.file_stem().unwrap().to_string_lossy().into_owned();
-                expected
-                    .push(PathBuf::from(group.file_name().unwrap()).join(format!("{name}.trace")));
+                expected.push(PathBuf::from(group.file_name().unwrap()).join(format!("{name}.trace")));
             }
         }
     }
     expected.sort();
-    assert!(
-        expected.len() >= 20,
-        "expected the shipped fixtures, found {expected:?}"
-    );
+    assert!(expected.len() >= 20, "expected the shipped fixtures, found {expected:?}");
 
     let dir = scratch("determinism");
     let (a, b) = (dir.join("A"), dir.join("B"));
     for out in [&a, &b] {
-        let o = varia(&[
-            "fixtures",
-            "../fixtures",
-            "--trace-dir",
-            out.to_str().unwrap(),
-        ]);
+        let o = varia(&["fixtures", "../fixtures", "--trace-dir", out.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
         assert!(
-            stdout(&o).ends_with(&format!(
-                "\n{n} fixtures: {n} passed, 0 failed\n",
-                n = expected.len()
-            )),
+            stdout(&o).ends_with(&format!("\n{n} fixtures: {n} passed, 0 failed\n", n = expected.len())),
             "{}",
             stdout(&o)
         );
@@ -88,23 +76,19 @@ fn every_trace_is_byte_identical_across_two_processes() {
     assert_eq!(files_under(&a), expected);
     assert_eq!(files_under(&b), expected);
     for f in &expected {
-        let (x, y) = (
-            std::fs::read(a.join(f)).unwrap(),
-            std::fs::read(b.join(f)).unwrap(),
-        );
+        let (x, y) = (std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap());
         assert!(!x.is_empty(), "{} is empty", f.display());
         assert!(x == y, "{} differs between two runs", f.display());
     }
     // A trace is what the snapshot holds: its first line is the fixture's description.
     let trace = std::fs::read_to_string(a.join("standard/fools_mate.trace")).unwrap();
     assert!(
-        trace.starts_with("Checkmate: fool's mate, the shortest possible, a win for black in four plies\nvariant: standard\n"),
+        trace.starts_with(
+            "Checkmate: fool's mate, the shortest possible, a win for black in four plies\nvariant: standard\n"
+        ),
         "{trace}"
     );
-    assert!(
-        trace.ends_with("outcome: black wins by checkmate\n"),
-        "{trace}"
-    );
+    assert!(trace.ends_with("outcome: black wins by checkmate\n"), "{trace}");
 }
 
 const GOOD: &str = "description = \"fool's mate\"\nvariant = \"standard\"\n\
@@ -116,16 +100,8 @@ fn the_summary_lists_each_fixture_and_fails_on_a_failed_expectation() {
     let dir = scratch("summary").join("mine");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("a_good.toml"), GOOD).unwrap();
-    std::fs::write(
-        dir.join("b_bad.toml"),
-        GOOD.replace("black wins by checkmate", "draw by stalemate"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("c_broken.toml"),
-        GOOD.replace("\"g2-g4\"", "\"g2-g5\""),
-    )
-    .unwrap();
+    std::fs::write(dir.join("b_bad.toml"), GOOD.replace("black wins by checkmate", "draw by stalemate")).unwrap();
+    std::fs::write(dir.join("c_broken.toml"), GOOD.replace("\"g2-g4\"", "\"g2-g5\"")).unwrap();
     let o = varia(&["fixtures", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
@@ -164,36 +140,17 @@ fn a_trace_that_changed_since_the_accepted_snapshot_fails_with_the_first_differe
     std::fs::write(dir.join("mate.toml"), GOOD).unwrap();
     // Accept the current trace, as insta writes it; then the command passes.
     let trace_dir = dir.parent().unwrap().join("traces");
-    let o = varia(&[
-        "fixtures",
-        dir.join("mate.toml").to_str().unwrap(),
-        "--trace-dir",
-        trace_dir.to_str().unwrap(),
-    ]);
+    let o = varia(&["fixtures", dir.join("mate.toml").to_str().unwrap(), "--trace-dir", trace_dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let trace = std::fs::read_to_string(trace_dir.join("mine/mate.trace")).unwrap();
     let snap = dir.join("snapshots/mate.snap");
-    std::fs::write(
-        &snap,
-        format!(
-            "---\nsource: runtime/tests/fixtures.rs\n---\n{}\n",
-            trace.trim_end()
-        ),
-    )
-    .unwrap();
+    std::fs::write(&snap, format!("---\nsource: runtime/tests/fixtures.rs\n---\n{}\n", trace.trim_end())).unwrap();
     let o = varia(&["fixtures", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert_eq!(
-        stdout(&o),
-        "ok    mine/mate\n\n1 fixture: 1 passed, 0 failed\n"
-    );
+    assert_eq!(stdout(&o), "ok    mine/mate\n\n1 fixture: 1 passed, 0 failed\n");
     // An accepted trace that differs on line 5 (the start board's top rank).
     let changed = trace.replacen("8  r n b q k b n r", "8  r n b q k b . r", 1);
-    std::fs::write(
-        &snap,
-        format!("---\nsource: runtime/tests/fixtures.rs\n---\n{changed}"),
-    )
-    .unwrap();
+    std::fs::write(&snap, format!("---\nsource: runtime/tests/fixtures.rs\n---\n{changed}")).unwrap();
     let o = varia(&["fixtures", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
@@ -221,27 +178,17 @@ fn a_trace_that_changed_since_the_accepted_snapshot_fails_with_the_first_differe
             snap.display()
         )
     );
-    assert_eq!(
-        std::fs::read_to_string(&snap).unwrap(),
-        format!("---\nsource: varia fixtures --accept\n---\n{trace}")
-    );
+    assert_eq!(std::fs::read_to_string(&snap).unwrap(), format!("---\nsource: varia fixtures --accept\n---\n{trace}"));
     assert!(!dir.join("snapshots/mate.snap.new").exists());
     let o = varia(&["fixtures", dir.to_str().unwrap()]);
-    assert_eq!(
-        stdout(&o),
-        "ok    mine/mate\n\n1 fixture: 1 passed, 0 failed\n"
-    );
+    assert_eq!(stdout(&o), "ok    mine/mate\n\n1 fixture: 1 passed, 0 failed\n");
 }
 
 #[test]
 fn a_fixture_whose_expectations_fail_is_never_accepted() {
     let dir = scratch("no-accept").join("mine");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("bad.toml"),
-        GOOD.replace("black wins by checkmate", "draw by stalemate"),
-    )
-    .unwrap();
+    std::fs::write(dir.join("bad.toml"), GOOD.replace("black wins by checkmate", "draw by stalemate")).unwrap();
     let o = varia(&["fixtures", dir.to_str().unwrap(), "--accept"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).starts_with("FAIL  mine/bad\n"), "{}", stdout(&o));
@@ -254,15 +201,13 @@ fn an_unknown_target_is_an_error() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.starts_with("error: no fixtures `no-such-variant`: not a file or folder, nor a folder of fixtures/ (found: standard"),
+        err.starts_with(
+            "error: no fixtures `no-such-variant`: not a file or folder, nor a folder of fixtures/ (found: standard"
+        ),
         "{err}"
     );
     // By name, a folder of fixtures/ is found from anywhere in the checkout.
     let o = varia(&["fixtures", "standard"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(
-        stdout(&o).contains("ok    standard/en_passant\n"),
-        "{}",
-        stdout(&o)
-    );
+    assert!(stdout(&o).contains("ok    standard/en_passant\n"), "{}", stdout(&o));
 }

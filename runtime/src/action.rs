@@ -31,18 +31,10 @@ pub struct Action {
 impl Action {
     #[inline(always)]
     pub fn new(from: Square, to: Square, kind: ActionKind) -> Action {
-        Action {
-            from,
-            to,
-            kind,
-            promotion: None,
-        }
+        Action { from, to, kind, promotion: None }
     }
     #[inline(always)]
     pub fn promoting(self, kind: KindId) -> Action {
-        Action {
-            promotion: Some(kind),
-            ..self
-        }
+        Action { promotion: Some(kind), ..self }
     }
 }

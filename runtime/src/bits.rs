@@ -76,11 +76,7 @@ impl<B: Bits> Iterator for BitIter<B> {
     type Item = usize;
     #[inline(always)]
     fn next(&mut self) -> Option<usize> {
-        if self.0.is_empty() {
-            None
-        } else {
-            Some(self.0.pop_lsb())
-        }
+        if self.0.is_empty() { None } else { Some(self.0.pop_lsb()) }
     }
 }
 

@@ -23,11 +23,7 @@ impl fmt::Display for Problem {
         } else if self.col == 0 {
             write!(f, "{}:{}: {}", self.file, self.line, self.message)
         } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.file, self.line, self.col, self.message
-            )
+            write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)
         }
     }
 }
@@ -60,12 +56,7 @@ impl LoadError {
     pub fn problems(&self) -> Vec<Problem> {
         match self {
             LoadError::Invalid { problems } => problems.clone(),
-            other => vec![Problem {
-                file: String::new(),
-                line: 0,
-                col: 0,
-                message: other.to_string(),
-            }],
+            other => vec![Problem { file: String::new(), line: 0, col: 0, message: other.to_string() }],
         }
     }
 }

@@ -11,51 +11,19 @@ use crate::variant::Variant;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A piece went from one square to another.
-    Moved {
-        side: Side,
-        kind: KindId,
-        from: Square,
-        to: Square,
-    },
+    Moved { side: Side, kind: KindId, from: Square, to: Square },
     /// A piece was removed by the opponent.
-    Captured {
-        side: Side,
-        kind: KindId,
-        square: Square,
-    },
+    Captured { side: Side, kind: KindId, square: Square },
     /// A piece changed kind on promotion.
-    Promoted {
-        side: Side,
-        square: Square,
-        from: KindId,
-        to: KindId,
-    },
+    Promoted { side: Side, square: Square, from: KindId, to: KindId },
     /// A castling moved the king and the rook.
-    Castled {
-        side: Side,
-        king_from: Square,
-        king_to: Square,
-        rook_from: Square,
-        rook_to: Square,
-    },
+    Castled { side: Side, king_from: Square, king_to: Square, rook_from: Square, rook_to: Square },
     /// A rule (a hook) removed a piece.
-    Removed {
-        side: Side,
-        kind: KindId,
-        square: Square,
-    },
+    Removed { side: Side, kind: KindId, square: Square },
     /// A rule (a hook) put a piece on the board.
-    Placed {
-        side: Side,
-        kind: KindId,
-        square: Square,
-    },
+    Placed { side: Side, kind: KindId, square: Square },
     /// A side scored points.
-    Scored {
-        side: Side,
-        points: i64,
-        reason: String,
-    },
+    Scored { side: Side, points: i64, reason: String },
     /// A line a rule wrote to the log.
     Note { text: String },
     /// The game ended.
@@ -90,58 +58,26 @@ impl Event {
         let sq = |s: &Square| v.square_name(*s);
         let kind = |k: &KindId| v.kind(*k).name.clone();
         match self {
-            Event::Moved {
-                side,
-                kind: k,
-                from,
-                to,
-            } => {
+            Event::Moved { side, kind: k, from, to } => {
                 json!({"event": "moved", "side": side.name(), "kind": kind(k), "from": sq(from), "to": sq(to)})
             }
-            Event::Captured {
-                side,
-                kind: k,
-                square,
-            } => {
+            Event::Captured { side, kind: k, square } => {
                 json!({"event": "captured", "side": side.name(), "kind": kind(k), "square": sq(square)})
             }
-            Event::Promoted {
-                side,
-                square,
-                from,
-                to,
-            } => json!({
+            Event::Promoted { side, square, from, to } => json!({
                 "event": "promoted", "side": side.name(), "square": sq(square), "from": kind(from), "to": kind(to)
             }),
-            Event::Castled {
-                side,
-                king_from,
-                king_to,
-                rook_from,
-                rook_to,
-            } => json!({
+            Event::Castled { side, king_from, king_to, rook_from, rook_to } => json!({
                 "event": "castled", "side": side.name(),
                 "king": [sq(king_from), sq(king_to)], "rook": [sq(rook_from), sq(rook_to)]
             }),
-            Event::Removed {
-                side,
-                kind: k,
-                square,
-            } => {
+            Event::Removed { side, kind: k, square } => {
                 json!({"event": "removed", "side": side.name(), "kind": kind(k), "square": sq(square)})
             }
-            Event::Placed {
-                side,
-                kind: k,
-                square,
-            } => {
+            Event::Placed { side, kind: k, square } => {
                 json!({"event": "placed", "side": side.name(), "kind": kind(k), "square": sq(square)})
             }
-            Event::Scored {
-                side,
-                points,
-                reason,
-            } => {
+            Event::Scored { side, points, reason } => {
                 json!({"event": "scored", "side": side.name(), "points": points, "reason": reason})
             }
             Event::Note { text } => json!({"event": "note", "text": text}),
@@ -154,58 +90,21 @@ impl Event {
         let sq = |s: &Square| v.square_name(*s);
         let kind = |k: &KindId| v.kind(*k).name.clone();
         match self {
-            Event::Moved {
-                side,
-                kind: k,
-                from,
-                to,
-            } => format!("{side} {} {}-{}", kind(k), sq(from), sq(to)),
-            Event::Captured {
-                side,
-                kind: k,
-                square,
-            } => format!("{side} {} captured on {}", kind(k), sq(square)),
-            Event::Promoted {
-                side,
-                square,
-                from,
-                to,
-            } => {
-                format!(
-                    "{side} {} on {} promoted to {}",
-                    kind(from),
-                    sq(square),
-                    kind(to)
-                )
+            Event::Moved { side, kind: k, from, to } => format!("{side} {} {}-{}", kind(k), sq(from), sq(to)),
+            Event::Captured { side, kind: k, square } => format!("{side} {} captured on {}", kind(k), sq(square)),
+            Event::Promoted { side, square, from, to } => {
+                format!("{side} {} on {} promoted to {}", kind(from), sq(square), kind(to))
             }
-            Event::Castled {
-                side,
-                king_from,
-                king_to,
-                rook_from,
-                rook_to,
-            } => format!(
+            Event::Castled { side, king_from, king_to, rook_from, rook_to } => format!(
                 "{side} castled: king {}-{}, rook {}-{}",
                 sq(king_from),
                 sq(king_to),
                 sq(rook_from),
                 sq(rook_to)
             ),
-            Event::Removed {
-                side,
-                kind: k,
-                square,
-            } => format!("{side} {} removed from {}", kind(k), sq(square)),
-            Event::Placed {
-                side,
-                kind: k,
-                square,
-            } => format!("{side} {} placed on {}", kind(k), sq(square)),
-            Event::Scored {
-                side,
-                points,
-                reason,
-            } => format!("{side} scores {points} ({reason})"),
+            Event::Removed { side, kind: k, square } => format!("{side} {} removed from {}", kind(k), sq(square)),
+            Event::Placed { side, kind: k, square } => format!("{side} {} placed on {}", kind(k), sq(square)),
+            Event::Scored { side, points, reason } => format!("{side} scores {points} ({reason})"),
             Event::Note { text } => format!("note: {text}"),
             Event::Ended { outcome } => format!("game over: {}", outcome.describe()),
         }

@@ -48,10 +48,7 @@ impl Geometry {
         if !ok(files) || !ok(ranks) {
             return Err(BoardError::Size { files, ranks });
         }
-        Ok(Geometry {
-            files: files as u8,
-            ranks: ranks as u8,
-        })
+        Ok(Geometry { files: files as u8, ranks: ranks as u8 })
     }
 
     /// The number of squares.
@@ -88,10 +85,7 @@ impl Geometry {
     /// The square reached from `sq` by `(dx, dy)`, if on the board.
     #[inline]
     pub fn offset(&self, sq: Square, (dx, dy): Offset) -> Option<Square> {
-        self.at(
-            self.file(sq) as i32 + dx as i32,
-            self.rank(sq) as i32 + dy as i32,
-        )
+        self.at(self.file(sq) as i32 + dx as i32, self.rank(sq) as i32 + dy as i32)
     }
 
     /// The same square seen from the other side of the board (ranks flipped).
@@ -118,22 +112,17 @@ impl Geometry {
 
     /// The name of a square, such as `e4` or `j10`.
     pub fn name(&self, sq: Square) -> SquareName {
-        SquareName {
-            file: self.file(sq),
-            rank: self.rank(sq),
-        }
+        SquareName { file: self.file(sq), rank: self.rank(sq) }
     }
 
     /// Parses a square name, case-insensitively.
     pub fn parse(&self, text: &str) -> Result<Square, BoardError> {
-        let (file, rank) =
-            parse_coords(text).ok_or_else(|| BoardError::BadSquare { text: text.into() })?;
-        self.at(file as i32, rank as i32)
-            .ok_or(BoardError::OffBoard {
-                text: text.to_ascii_lowercase(),
-                files: self.files,
-                ranks: self.ranks,
-            })
+        let (file, rank) = parse_coords(text).ok_or_else(|| BoardError::BadSquare { text: text.into() })?;
+        self.at(file as i32, rank as i32).ok_or(BoardError::OffBoard {
+            text: text.to_ascii_lowercase(),
+            files: self.files,
+            ranks: self.ranks,
+        })
     }
 
     /// Parses a square name at the start of `text`; returns the square and the rest.
@@ -155,10 +144,7 @@ fn parse_coords(text: &str) -> Option<(u8, u8)> {
     if !letter.is_ascii_lowercase() || b.len() < 2 || b.len() > 3 || b[1] == b'0' {
         return None;
     }
-    let rank: u32 = text[1..]
-        .parse()
-        .ok()
-        .filter(|_| b[1..].iter().all(u8::is_ascii_digit))?;
+    let rank: u32 = text[1..].parse().ok().filter(|_| b[1..].iter().all(u8::is_ascii_digit))?;
     if rank == 0 || rank > 99 {
         return None;
     }
@@ -203,10 +189,7 @@ mod tests {
         assert!(matches!(g.parse("i1"), Err(BoardError::OffBoard { .. })));
         assert!(matches!(g.parse("a9"), Err(BoardError::OffBoard { .. })));
         for bad in ["", "e", "4e", "e0", "e04", "e-1", "ee4"] {
-            assert!(
-                matches!(g.parse(bad), Err(BoardError::BadSquare { .. })),
-                "{bad}"
-            );
+            assert!(matches!(g.parse(bad), Err(BoardError::BadSquare { .. })), "{bad}");
         }
         assert!(Geometry::new(0, 8).is_err());
         assert!(Geometry::new(17, 8).is_err());
@@ -220,10 +203,7 @@ mod tests {
         assert_eq!(g.offset(g.parse("h1").unwrap(), (1, 0)), None);
         assert_eq!(g.offset(g.parse("a1").unwrap(), (0, -1)), None);
         assert_eq!(g.mirror(g.parse("e2").unwrap()), g.parse("e7").unwrap());
-        assert_eq!(
-            g.distance(g.parse("a1").unwrap(), g.parse("c4").unwrap()),
-            3
-        );
+        assert_eq!(g.distance(g.parse("a1").unwrap(), g.parse("c4").unwrap()), 3);
         assert!(!g.is_light(g.parse("a1").unwrap()) && g.is_light(g.parse("h1").unwrap()));
     }
 

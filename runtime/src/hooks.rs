@@ -87,11 +87,7 @@ pub struct ScriptError {
 
 impl ScriptError {
     pub fn new(hook: &str, message: impl Into<String>) -> ScriptError {
-        ScriptError {
-            hook: hook.to_string(),
-            message: message.into(),
-            traceback: String::new(),
-        }
+        ScriptError { hook: hook.to_string(), message: message.into(), traceback: String::new() }
     }
 }
 
@@ -116,12 +112,7 @@ pub struct RuleState {
 
 impl RuleState {
     pub fn new(seed: u64) -> RuleState {
-        RuleState {
-            vars: BTreeMap::new(),
-            scores: [0; 2],
-            rng: Rng::new(seed),
-            declared: None,
-        }
+        RuleState { vars: BTreeMap::new(), scores: [0; 2], rng: Rng::new(seed), declared: None }
     }
 }
 
@@ -141,11 +132,7 @@ pub trait Hooks: Send + Sync {
     fn defines(&self, hook: Hook) -> bool;
 
     /// `Ok(Some(reason))` refuses the action.
-    fn before_action(
-        &self,
-        _g: &mut HookGame<'_>,
-        _action: &str,
-    ) -> Result<Option<String>, ScriptError> {
+    fn before_action(&self, _g: &mut HookGame<'_>, _action: &str) -> Result<Option<String>, ScriptError> {
         Ok(None)
     }
     fn after_action(&self, _g: &mut HookGame<'_>, _action: &str) -> Result<(), ScriptError> {
@@ -155,13 +142,7 @@ pub trait Hooks: Send + Sync {
         Ok(())
     }
     /// Returns the damage to apply instead of `amount`.
-    fn on_damage(
-        &self,
-        _g: &mut HookGame<'_>,
-        _square: Square,
-        amount: i64,
-        _cause: &str,
-    ) -> Result<i64, ScriptError> {
+    fn on_damage(&self, _g: &mut HookGame<'_>, _square: Square, amount: i64, _cause: &str) -> Result<i64, ScriptError> {
         Ok(amount)
     }
     /// Points for the side that acted.
@@ -175,11 +156,7 @@ pub trait Hooks: Send + Sync {
         Ok(None)
     }
     /// The actions to offer instead of `actions` (in notation).
-    fn filter_actions(
-        &self,
-        _g: &mut HookGame<'_>,
-        actions: Vec<String>,
-    ) -> Result<Vec<String>, ScriptError> {
+    fn filter_actions(&self, _g: &mut HookGame<'_>, actions: Vec<String>) -> Result<Vec<String>, ScriptError> {
         Ok(actions)
     }
 }
@@ -201,19 +178,13 @@ const READ_ONLY: &str = "this hook only reads the game; commands belong in the o
 
 impl<'a> HookGame<'a> {
     pub(crate) fn new(game: &'a mut Game, events: &'a mut Vec<Event>) -> Self {
-        HookGame {
-            game: GameRef::Mut(game),
-            events: Some(events),
-        }
+        HookGame { game: GameRef::Mut(game), events: Some(events) }
     }
 
     /// A view that only reads (commands are refused): what `check_outcome` and
     /// `filter_actions` get, and what tools use to call a hook outside the pipeline.
     pub fn read_only(game: &'a Game) -> Self {
-        HookGame {
-            game: GameRef::Ref(game),
-            events: None,
-        }
+        HookGame { game: GameRef::Ref(game), events: None }
     }
 
     fn g(&self) -> &Game {
@@ -283,15 +254,8 @@ impl<'a> HookGame<'a> {
     pub fn remove(&mut self, sq: Square) -> Result<Piece, String> {
         let name = self.name(sq);
         let (g, events) = self.g_mut()?;
-        let piece = g
-            .core_mut()
-            .remove(sq)
-            .ok_or_else(|| format!("there is no piece on {name}"))?;
-        events.push(Event::Removed {
-            side: piece.side,
-            kind: piece.kind,
-            square: sq,
-        });
+        let piece = g.core_mut().remove(sq).ok_or_else(|| format!("there is no piece on {name}"))?;
+        events.push(Event::Removed { side: piece.side, kind: piece.kind, square: sq });
         Ok(piece)
     }
     /// Puts a piece on an empty square.
@@ -302,11 +266,7 @@ impl<'a> HookGame<'a> {
             return Err(format!("{name} is occupied"));
         }
         g.core_mut().place(sq, piece);
-        events.push(Event::Placed {
-            side: piece.side,
-            kind: piece.kind,
-            square: sq,
-        });
+        events.push(Event::Placed { side: piece.side, kind: piece.kind, square: sq });
         Ok(())
     }
     /// Moves a piece to an empty square.
@@ -316,35 +276,21 @@ impl<'a> HookGame<'a> {
         if g.piece_at(to).is_some() {
             return Err(format!("{nt} is occupied"));
         }
-        let piece = g
-            .core_mut()
-            .remove(from)
-            .ok_or_else(|| format!("there is no piece on {nf}"))?;
+        let piece = g.core_mut().remove(from).ok_or_else(|| format!("there is no piece on {nf}"))?;
         g.core_mut().place(to, piece);
-        events.push(Event::Moved {
-            side: piece.side,
-            kind: piece.kind,
-            from,
-            to,
-        });
+        events.push(Event::Moved { side: piece.side, kind: piece.kind, from, to });
         Ok(())
     }
     /// Adds points to a side's score.
     pub fn award(&mut self, side: Side, points: i64, reason: &str) -> Result<(), String> {
         let (g, events) = self.g_mut()?;
         g.rules.scores[side.index()] += points;
-        events.push(Event::Scored {
-            side,
-            points,
-            reason: reason.to_string(),
-        });
+        events.push(Event::Scored { side, points, reason: reason.to_string() });
         Ok(())
     }
     /// A line for the event log.
     pub fn note(&mut self, text: &str) -> Result<(), String> {
-        self.g_mut()?.1.push(Event::Note {
-            text: text.to_string(),
-        });
+        self.g_mut()?.1.push(Event::Note { text: text.to_string() });
         Ok(())
     }
     /// Ends the game once the current hook returns.

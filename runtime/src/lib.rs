@@ -28,6 +28,7 @@ pub(crate) mod position;
 pub mod rng;
 pub mod script;
 pub mod snapshot;
+pub(crate) mod suggest;
 pub mod variant;
 
 pub use action::{Action, ActionKind};

@@ -40,16 +40,10 @@ impl Reason {
 
     /// The reason named `text`; any other text is a rule's own reason.
     pub fn parse(text: &str) -> Reason {
-        [
-            Reason::Checkmate,
-            Reason::Stalemate,
-            Reason::NoProgress,
-            Reason::Repetition,
-            Reason::InsufficientMaterial,
-        ]
-        .into_iter()
-        .find(|r| r.name() == text)
-        .unwrap_or_else(|| Reason::Rule(text.to_string()))
+        [Reason::Checkmate, Reason::Stalemate, Reason::NoProgress, Reason::Repetition, Reason::InsufficientMaterial]
+            .into_iter()
+            .find(|r| r.name() == text)
+            .unwrap_or_else(|| Reason::Rule(text.to_string()))
     }
 }
 

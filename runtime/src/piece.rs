@@ -85,10 +85,7 @@ impl Piece {
         if code == 0 {
             None
         } else {
-            Some(Piece {
-                kind: KindId((code - 1) >> 1),
-                side: Side::from_index(((code - 1) & 1) as usize),
-            })
+            Some(Piece { kind: KindId((code - 1) >> 1), side: Side::from_index(((code - 1) & 1) as usize) })
         }
     }
 }

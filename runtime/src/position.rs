@@ -206,11 +206,7 @@ impl<B: Bits> Position<B> {
                 let victim = self.remove(t, to);
                 progress = true;
                 if S::ON {
-                    ev.push(Event::Captured {
-                        side: us.opponent(),
-                        kind: KindId(kind_of(victim) as u8),
-                        square: a.to,
-                    });
+                    ev.push(Event::Captured { side: us.opponent(), kind: KindId(kind_of(victim) as u8), square: a.to });
                 }
             }
             ActionKind::EnPassant => {
@@ -220,12 +216,7 @@ impl<B: Bits> Position<B> {
                 self.remove(t, from);
                 self.put(t, to, code);
                 if S::ON {
-                    ev.push(Event::Moved {
-                        side: us,
-                        kind: KindId(kind as u8),
-                        from: a.from,
-                        to: a.to,
-                    });
+                    ev.push(Event::Moved { side: us, kind: KindId(kind as u8), from: a.from, to: a.to });
                     ev.push(Event::Captured {
                         side: us.opponent(),
                         kind: KindId(kind_of(victim) as u8),
@@ -242,12 +233,7 @@ impl<B: Bits> Position<B> {
                 self.remove(t, from);
                 self.put(t, to, code);
                 if S::ON {
-                    ev.push(Event::Moved {
-                        side: us,
-                        kind: KindId(kind as u8),
-                        from: a.from,
-                        to: a.to,
-                    });
+                    ev.push(Event::Moved { side: us, kind: KindId(kind as u8), from: a.from, to: a.to });
                     if target != 0 {
                         ev.push(Event::Captured {
                             side: us.opponent(),
@@ -266,12 +252,7 @@ impl<B: Bits> Position<B> {
             self.remove(t, to);
             self.put(t, to, Piece::new(p, us).code());
             if S::ON {
-                ev.push(Event::Promoted {
-                    side: us,
-                    square: a.to,
-                    from: KindId(kind as u8),
-                    to: p,
-                });
+                ev.push(Event::Promoted { side: us, square: a.to, from: KindId(kind as u8), to: p });
             }
         }
 
@@ -302,10 +283,8 @@ impl<B: Bits> Position<B> {
             }
             let i = x.index();
             let keep = !t.ep_trim
-                || (0..t.kinds[them.index()].len()).any(|k| {
-                    (t.kinds[them.index()][k].rev_ep[i] & self.pieces(them, k) & !self.inactive)
-                        .any()
-                });
+                || (0..t.kinds[them.index()].len())
+                    .any(|k| (t.kinds[them.index()][k].rev_ep[i] & self.pieces(them, k) & !self.inactive).any());
             if keep {
                 self.ep = self.ep.with(i);
                 self.hash ^= t.zobrist.ep[i];
@@ -336,11 +315,7 @@ impl<B: Bits> Position<B> {
             if blockers.is_empty() {
                 continue;
             }
-            let at = if t.positive[da.scan as usize] {
-                blockers.lsb()
-            } else {
-                blockers.msb()
-            };
+            let at = if t.positive[da.scan as usize] { blockers.lsb() } else { blockers.msb() };
             if !mine.has(at) {
                 continue;
             }
@@ -348,8 +323,7 @@ impl<B: Bits> Position<B> {
             if da.kinds & (1 << k) == 0 {
                 continue;
             }
-            if da.limited && da.range[k] != 0 && self.steps(t, sq, at, da.scan) > da.range[k] as u32
-            {
+            if da.limited && da.range[k] != 0 && self.steps(t, sq, at, da.scan) > da.range[k] as u32 {
                 continue;
             }
             out = out.with(at);
@@ -402,9 +376,7 @@ impl<B: Bits> Position<B> {
             if self.attackers(t, sq, them, occ).any() {
                 return true;
             }
-            if t.cond_attackers[them.index()] != 0
-                && self.cond_attacked(t, sq, them, kind_of(self.code(sq)))
-            {
+            if t.cond_attackers[them.index()] != 0 && self.cond_attacked(t, sq, them, kind_of(self.code(sq))) {
                 return true;
             }
         }

@@ -29,36 +29,19 @@ use crate::variant::Variant;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SnapshotError {
     #[error("not valid JSON at line {line}, column {col}: {message}")]
-    Json {
-        line: usize,
-        col: usize,
-        message: String,
-    },
+    Json { line: usize, col: usize, message: String },
     #[error("this snapshot is of variant `{found}`, not `{expected}`")]
     Variant { expected: String, found: String },
     #[error("field `{field}`: {why}")]
     Field { field: String, why: String },
     #[error("history move {index} (`{text}`): {why}")]
-    History {
-        index: usize,
-        text: String,
-        why: String,
-    },
-    #[error(
-        "field `{field}` disagrees with the replayed history: it says {found}, the replay gives {replayed}"
-    )]
-    Mismatch {
-        field: String,
-        found: String,
-        replayed: String,
-    },
+    History { index: usize, text: String, why: String },
+    #[error("field `{field}` disagrees with the replayed history: it says {found}, the replay gives {replayed}")]
+    Mismatch { field: String, found: String, replayed: String },
 }
 
 fn field(field: &str, why: impl Into<String>) -> SnapshotError {
-    SnapshotError::Field {
-        field: field.into(),
-        why: why.into(),
-    }
+    SnapshotError::Field { field: field.into(), why: why.into() }
 }
 
 impl Game {
@@ -72,19 +55,10 @@ impl Game {
         o.insert("ply".into(), json!(self.ply()));
         o.insert("fen".into(), json!(self.fen()));
         o.insert("in_check".into(), json!(self.in_check()));
-        o.insert(
-            "outcome".into(),
-            self.outcome().map_or(Value::Null, |x| x.to_json()),
-        );
-        o.insert(
-            "events".into(),
-            Value::Array(self.last_events().iter().map(|e| e.to_json(v)).collect()),
-        );
+        o.insert("outcome".into(), self.outcome().map_or(Value::Null, |x| x.to_json()));
+        o.insert("events".into(), Value::Array(self.last_events().iter().map(|e| e.to_json(v)).collect()));
         let moves: Vec<String> = self.history().iter().map(|a| self.format(a)).collect();
-        o.insert(
-            "history".into(),
-            json!({"start": self.start_fen(), "moves": moves}),
-        );
+        o.insert("history".into(), json!({"start": self.start_fen(), "moves": moves}));
         obj
     }
 
@@ -93,48 +67,30 @@ impl Game {
         let value: Value = serde_json::from_str(text).map_err(|e| SnapshotError::Json {
             line: e.line(),
             col: e.column(),
-            message: e
-                .to_string()
-                .split(" at line")
-                .next()
-                .unwrap_or_default()
-                .to_string(),
+            message: e.to_string().split(" at line").next().unwrap_or_default().to_string(),
         })?;
         Game::restore(variant, &value)
     }
 
     /// Rebuilds a game from snapshot JSON.
     pub fn restore(variant: Arc<Variant>, value: &Value) -> Result<Game, SnapshotError> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| field("(top)", "a snapshot is a JSON object"))?;
+        let obj = value.as_object().ok_or_else(|| field("(top)", "a snapshot is a JSON object"))?;
         if let Some(name) = obj.get("variant") {
-            let name = name
-                .as_str()
-                .ok_or_else(|| field("variant", "expected a string"))?;
+            let name = name.as_str().ok_or_else(|| field("variant", "expected a string"))?;
             if name != variant.name {
-                return Err(SnapshotError::Variant {
-                    expected: variant.name.clone(),
-                    found: name.into(),
-                });
+                return Err(SnapshotError::Variant { expected: variant.name.clone(), found: name.into() });
             }
         }
         let described = if obj.contains_key("pieces") {
             let s = setup_from_json(&variant, obj)?;
             if let Some(f) = obj.get("fen").and_then(Value::as_str) {
                 let from_fen = fen::parse(&variant, f).map_err(|e| field("fen", e.to_string()))?;
-                compare(&variant, &s, &from_fen).map_err(|_| {
-                    field(
-                        "fen",
-                        "disagrees with `pieces` and the other position fields",
-                    )
-                })?;
+                compare(&variant, &s, &from_fen)
+                    .map_err(|_| field("fen", "disagrees with `pieces` and the other position fields"))?;
             }
             Some(s)
         } else if let Some(f) = obj.get("fen") {
-            let f = f
-                .as_str()
-                .ok_or_else(|| field("fen", "expected a string"))?;
+            let f = f.as_str().ok_or_else(|| field("fen", "expected a string"))?;
             Some(fen::parse(&variant, f).map_err(|e| field("fen", e.to_string()))?)
         } else {
             None
@@ -145,16 +101,15 @@ impl Game {
                     .get("start")
                     .and_then(Value::as_str)
                     .ok_or_else(|| field("history.start", "expected a FEN string"))?;
-                let mut g = Game::from_fen(variant.clone(), start)
-                    .map_err(|e| field("history.start", e.to_string()))?;
+                let mut g =
+                    Game::from_fen(variant.clone(), start).map_err(|e| field("history.start", e.to_string()))?;
                 let moves = h
                     .get("moves")
                     .and_then(Value::as_array)
                     .ok_or_else(|| field("history.moves", "expected a list of moves"))?;
                 for (i, m) in moves.iter().enumerate() {
-                    let text = m.as_str().ok_or_else(|| {
-                        field("history.moves", format!("entry {} is not a string", i + 1))
-                    })?;
+                    let text =
+                        m.as_str().ok_or_else(|| field("history.moves", format!("entry {} is not a string", i + 1)))?;
                     g.play(text).map_err(|e| SnapshotError::History {
                         index: i + 1,
                         text: text.into(),
@@ -167,15 +122,13 @@ impl Game {
                 g
             }
             None => {
-                let setup = described.ok_or_else(|| {
-                    field("pieces", "a snapshot needs `history`, `pieces` or `fen`")
-                })?;
+                let setup =
+                    described.ok_or_else(|| field("pieces", "a snapshot needs `history`, `pieces` or `fen`"))?;
                 Game::from_setup(variant.clone(), setup)
             }
         };
         if let Some(o) = obj.get("outcome").filter(|o| !o.is_null()) {
-            let claimed = Outcome::from_json(o)
-                .ok_or_else(|| field("outcome", "expected {result, winner, reason}"))?;
+            let claimed = Outcome::from_json(o).ok_or_else(|| field("outcome", "expected {result, winner, reason}"))?;
             if game.outcome().as_ref() != Some(&claimed) {
                 return Err(SnapshotError::Mismatch {
                     field: "outcome".into(),
@@ -212,37 +165,22 @@ fn position_json(v: &Variant, s: &Setup) -> Value {
     })
 }
 
-fn setup_from_json(
-    v: &Variant,
-    obj: &serde_json::Map<String, Value>,
-) -> Result<Setup, SnapshotError> {
+fn setup_from_json(v: &Variant, obj: &serde_json::Map<String, Value>) -> Result<Setup, SnapshotError> {
     let g = v.geometry;
     let sq = |f: &str, x: &Value| -> Result<Square, SnapshotError> {
-        let t = x
-            .as_str()
-            .ok_or_else(|| field(f, "expected a square name"))?;
+        let t = x.as_str().ok_or_else(|| field(f, "expected a square name"))?;
         g.parse(t).map_err(|e| field(f, e.to_string()))
     };
     let mut pieces = Vec::new();
-    let list = obj["pieces"]
-        .as_array()
-        .ok_or_else(|| field("pieces", "expected a list"))?;
+    let list = obj["pieces"].as_array().ok_or_else(|| field("pieces", "expected a list"))?;
     for (i, p) in list.iter().enumerate() {
         let f = format!("pieces[{i}]");
-        let square = sq(
-            &format!("{f}.square"),
-            p.get("square").unwrap_or(&Value::Null),
-        )?;
-        let kind_name = p
-            .get("kind")
-            .and_then(Value::as_str)
-            .ok_or_else(|| field(&format!("{f}.kind"), "expected a kind name"))?;
+        let square = sq(&format!("{f}.square"), p.get("square").unwrap_or(&Value::Null))?;
+        let kind_name =
+            p.get("kind").and_then(Value::as_str).ok_or_else(|| field(&format!("{f}.kind"), "expected a kind name"))?;
         let kind = v.kind_named(kind_name).ok_or_else(|| {
             let known: Vec<&str> = v.kinds.iter().map(|k| k.name.as_str()).collect();
-            field(
-                &format!("{f}.kind"),
-                format!("unknown kind `{kind_name}` (known: {})", known.join(", ")),
-            )
+            field(&format!("{f}.kind"), format!("unknown kind `{kind_name}` (known: {})", known.join(", ")))
         })?;
         let side = p
             .get("side")
@@ -250,38 +188,26 @@ fn setup_from_json(
             .and_then(Side::parse)
             .ok_or_else(|| field(&format!("{f}.side"), "expected \"white\" or \"black\""))?;
         if pieces.iter().any(|&(s, _)| s == square) {
-            return Err(field(
-                &f,
-                format!("two pieces on {}", v.square_name(square)),
-            ));
+            return Err(field(&f, format!("two pieces on {}", v.square_name(square))));
         }
         pieces.push((square, Piece::new(kind, side)));
     }
     pieces.sort_by_key(|&(s, _)| s);
     let to_move = match obj.get("to_move") {
         None => Side::White,
-        Some(x) => x
-            .as_str()
-            .and_then(Side::parse)
-            .ok_or_else(|| field("to_move", "expected \"white\" or \"black\""))?,
+        Some(x) => {
+            x.as_str().and_then(Side::parse).ok_or_else(|| field("to_move", "expected \"white\" or \"black\""))?
+        }
     };
     let mut castling = 0;
     if let Some(list) = obj.get("castling") {
-        for r in list
-            .as_array()
-            .ok_or_else(|| field("castling", "expected a list of rights"))?
-        {
+        for r in list.as_array().ok_or_else(|| field("castling", "expected a list of rights"))? {
             let r = r.as_str().unwrap_or("");
             let i = v
                 .castling
                 .iter()
                 .position(|c| c.right.to_string() == r)
-                .ok_or_else(|| {
-                    field(
-                        "castling",
-                        format!("`{r}` is not a castling right of this variant"),
-                    )
-                })?;
+                .ok_or_else(|| field("castling", format!("`{r}` is not a castling right of this variant")))?;
             castling |= 1 << i;
         }
     }
@@ -296,18 +222,12 @@ fn setup_from_json(
         Some(x) => Some(sq("en_passant_victim", x)?),
     };
     if !en_passant.is_empty() && ep_victim.is_none() {
-        return Err(field(
-            "en_passant_victim",
-            "en-passant squares need the square of the piece they capture",
-        ));
+        return Err(field("en_passant_victim", "en-passant squares need the square of the piece they capture"));
     }
     let num = |f: &str, default: u32| -> Result<u32, SnapshotError> {
         match obj.get(f) {
             None => Ok(default),
-            Some(x) => x
-                .as_u64()
-                .map(|n| n as u32)
-                .ok_or_else(|| field(f, "expected a whole number")),
+            Some(x) => x.as_u64().map(|n| n as u32).ok_or_else(|| field(f, "expected a whole number")),
         }
     };
     let setup = Setup {
@@ -330,11 +250,7 @@ fn compare(v: &Variant, described: &Setup, replayed: &Setup) -> Result<(), Snaps
     for (k, x) in a.as_object().unwrap() {
         let y = &b[k];
         if x != y {
-            return Err(SnapshotError::Mismatch {
-                field: k.clone(),
-                found: x.to_string(),
-                replayed: y.to_string(),
-            });
+            return Err(SnapshotError::Mismatch { field: k.clone(), found: x.to_string(), replayed: y.to_string() });
         }
     }
     Ok(())

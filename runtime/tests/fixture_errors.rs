@@ -8,10 +8,7 @@ use varia::fixture::{Fixture, FixtureError};
 
 /// A scratch folder unique to one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "varia-fixture-errors-{}-{name}",
-        std::process::id()
-    ));
+    let dir = std::env::temp_dir().join(format!("varia-fixture-errors-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -47,10 +44,7 @@ const HEAD: &str = "description = \"a test\"\nvariant = \"standard\"\n";
 #[test]
 fn a_toml_syntax_error_has_its_line_and_column() {
     let text = format!("{HEAD}moves = [\"e2-e4\",\n[[expect]]\n");
-    assert_eq!(
-        problems("syntax", &text),
-        ["bad.toml:4:11: unclosed array, expected `]`"]
-    );
+    assert_eq!(problems("syntax", &text), ["bad.toml:4:11: unclosed array, expected `]`"]);
 }
 
 #[test]
@@ -58,41 +52,26 @@ fn an_unknown_key_suggests_the_key_meant() {
     let text = "descripton = \"typo\"\nvariant = \"standard\"\n";
     assert_eq!(
         problems("key-top", text),
-        [
-            "bad.toml:1:1: unknown field `descripton`, expected one of `description`, `variant`, \
-          `set`, `fen`, `moves`, `playthrough`, `expect` (did you mean `description`?)"
-        ]
+        ["bad.toml:1:1: unknown field `descripton`, expected one of `description`, `variant`, \
+          `set`, `fen`, `moves`, `playthrough`, `expect` (did you mean `description`?)"]
     );
-    let text = format!(
-        "{HEAD}moves = [\"e2-e4\"]\n\n[[expect]]\nafter = 1\npeices = {{ e4 = \"white pawn\" }}\n"
-    );
+    let text = format!("{HEAD}moves = [\"e2-e4\"]\n\n[[expect]]\nafter = 1\npeices = {{ e4 = \"white pawn\" }}\n");
     let p = problems("key-expect", &text);
     assert_eq!(p.len(), 1, "{p:?}");
-    assert!(
-        p[0].starts_with("bad.toml:7:1: unknown field `peices`, expected one of `after`,"),
-        "{p:?}"
-    );
+    assert!(p[0].starts_with("bad.toml:7:1: unknown field `peices`, expected one of `after`,"), "{p:?}");
     assert!(p[0].ends_with("(did you mean `pieces`?)"), "{p:?}");
 }
 
 #[test]
 fn missing_and_mistyped_values_are_located() {
-    assert_eq!(
-        problems("missing", "variant = \"standard\"\n"),
-        ["bad.toml:1:1: missing field `description`"]
-    );
+    assert_eq!(problems("missing", "variant = \"standard\"\n"), ["bad.toml:1:1: missing field `description`"]);
     assert_eq!(
         problems("typed", &format!("{HEAD}moves = \"e2-e4\"\n")),
-        [
-            "bad.toml:3:9: invalid type: string \"e2-e4\", expected a sequence \
-          (write a list, like [\"e2-e4\", \"e7-e5\"])"
-        ]
+        ["bad.toml:3:9: invalid type: string \"e2-e4\", expected a sequence \
+          (write a list, like [\"e2-e4\", \"e7-e5\"])"]
     );
     assert_eq!(
-        problems(
-            "bool",
-            &format!("{HEAD}moves = []\n[[expect]]\nin_check = \"no\"\n")
-        ),
+        problems("bool", &format!("{HEAD}moves = []\n[[expect]]\nin_check = \"no\"\n")),
         ["bad.toml:5:12: invalid type: string \"no\", expected a boolean"]
     );
 }
@@ -141,9 +120,7 @@ fn piece_attributes_are_refused_until_the_variant_has_them() {
 
 #[test]
 fn an_action_illegal_at_its_step_names_the_step_and_the_reason() {
-    let text = format!(
-        "{HEAD}moves = [\"e2-e4\", \"e7-e5\", \"e4-e5\"]\n[[expect]]\nto_move = \"black\"\n"
-    );
+    let text = format!("{HEAD}moves = [\"e2-e4\", \"e7-e5\", \"e4-e5\"]\n[[expect]]\nto_move = \"black\"\n");
     assert_eq!(
         run_error("step", &text),
         ["bad.toml:3:28: move 3 (`e4-e5`): e4-e5 is illegal: a pawn on e4 cannot move to e5"]
@@ -161,16 +138,11 @@ fn an_action_illegal_at_its_step_names_the_step_and_the_reason() {
 fn a_fixture_must_expect_something() {
     assert_eq!(
         problems("no-expect", &format!("{HEAD}moves = [\"e2-e4\"]\n")),
-        [
-            "bad.toml:1:1: no [[expect]]: state what the rules should do (worked out by hand); \
-          only a `playthrough` may go without, its trace being the check"
-        ]
+        ["bad.toml:1:1: no [[expect]]: state what the rules should do (worked out by hand); \
+          only a `playthrough` may go without, its trace being the check"]
     );
     assert_eq!(
-        problems(
-            "empty-expect",
-            &format!("{HEAD}moves = [\"e2-e4\"]\n[[expect]]\nafter = 1\n")
-        ),
+        problems("empty-expect", &format!("{HEAD}moves = [\"e2-e4\"]\n[[expect]]\nafter = 1\n")),
         ["bad.toml:4:1: [[expect]] #1 checks nothing: add `pieces`, `legal`, `outcome`, …"]
     );
     assert_eq!(
@@ -191,18 +163,13 @@ fn a_fixture_must_expect_something() {
 #[test]
 fn bad_variants_overrides_and_fens_are_located() {
     assert_eq!(
-        problems(
-            "variant",
-            "description = \"x\"\nvariant = \"standrd\"\nplaythrough = { seed = 1, plies = 1 }\n"
-        ),
+        problems("variant", "description = \"x\"\nvariant = \"standrd\"\nplaythrough = { seed = 1, plies = 1 }\n"),
         ["bad.toml:2:11: unknown variant `standrd`; known variants: standard"]
     );
     assert_eq!(
         problems(
             "set",
-            &format!(
-                "{HEAD}set = [\"draws.repetion=2\", \"nonsense\"]\nplaythrough = {{ seed = 1, plies = 1 }}\n"
-            )
+            &format!("{HEAD}set = [\"draws.repetion=2\", \"nonsense\"]\nplaythrough = {{ seed = 1, plies = 1 }}\n")
         ),
         [
             "bad.toml:3:8: set: unknown field `repetion`, expected one of `no_progress_plies`, `repetition`, `insufficient_material` (did you mean `repetition`?)",
@@ -210,10 +177,7 @@ fn bad_variants_overrides_and_fens_are_located() {
         ]
     );
     assert_eq!(
-        problems(
-            "fen",
-            &format!("{HEAD}fen = \"8/8/8 x\"\nplaythrough = {{ seed = 1, plies = 1 }}\n")
-        ),
+        problems("fen", &format!("{HEAD}fen = \"8/8/8 x\"\nplaythrough = {{ seed = 1, plies = 1 }}\n")),
         ["bad.toml:3:7: bad FEN: board field: expected 8 ranks separated by `/`, found 3"]
     );
 }
@@ -221,23 +185,16 @@ fn bad_variants_overrides_and_fens_are_located() {
 #[test]
 fn a_variant_given_as_a_path_is_found_from_the_fixture() {
     let dir = scratch("path");
-    let standard = varia::variant::find("standard")
-        .unwrap()
-        .join("variant.toml");
+    let standard = varia::variant::find("standard").unwrap().join("variant.toml");
     std::fs::create_dir_all(dir.join("mini")).unwrap();
     // Standard chess with a twofold repetition rule, as a folder next to the fixture.
-    let text = std::fs::read_to_string(standard)
-        .unwrap()
-        .replace("repetition = 3", "repetition = 2");
+    let text = std::fs::read_to_string(standard).unwrap().replace("repetition = 3", "repetition = 2");
     std::fs::write(dir.join("mini/variant.toml"), text).unwrap();
     let fixture = "description = \"twofold\"\nvariant = \"./mini\"\n\
                    moves = [\"g1-f3\", \"g8-f6\", \"f3-g1\", \"f6-g8\"]\n\
                    [[expect]]\noutcome = \"draw by repetition\"\n";
     std::fs::write(dir.join("twofold.toml"), fixture).unwrap();
-    let run = Fixture::load_as(&dir.join("twofold.toml"), "twofold.toml")
-        .unwrap()
-        .run()
-        .unwrap();
+    let run = Fixture::load_as(&dir.join("twofold.toml"), "twofold.toml").unwrap().run().unwrap();
     assert_eq!(run.failures, []);
     assert_eq!(run.plies, 4);
 }
@@ -302,17 +259,9 @@ fn playthroughs_are_seeded() {
     assert_eq!(a.plies, 40);
     assert_eq!(a.trace, b.trace);
     assert_ne!(a.trace, c.trace);
-    assert!(
-        a.trace
-            .contains("playthrough: seed 5, random legal actions, at most 40 plies\n")
-    );
+    assert!(a.trace.contains("playthrough: seed 5, random legal actions, at most 40 plies\n"));
     assert!(a.trace.contains("\n40. "), "{}", a.trace);
-    assert!(
-        a.trace
-            .ends_with("playthrough stopped at its limit of 40 plies\n"),
-        "{}",
-        a.trace
-    );
+    assert!(a.trace.ends_with("playthrough stopped at its limit of 40 plies\n"), "{}", a.trace);
     // An expectation past the end of a playthrough that ended sooner is a failure:
     // here black is stalemated from the start, so nothing is played.
     let ended = format!(
@@ -324,9 +273,7 @@ fn playthroughs_are_seeded() {
     let lines: Vec<String> = run.failures.iter().map(|f| f.to_string()).collect();
     assert_eq!(
         lines,
-        [
-            "p.toml:6:9: [[expect]] #1 at the start: after: expected 10 actions, \
-          found the game ended after 0 actions (draw by stalemate)"
-        ]
+        ["p.toml:6:9: [[expect]] #1 at the start: after: expected 10 actions, \
+          found the game ended after 0 actions (draw by stalemate)"]
     );
 }

@@ -11,20 +11,13 @@ use varia::fixture::{self, Fixture};
 
 #[test]
 fn rule_fixtures() {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .expect("the workspace folder");
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("the workspace folder");
     let mut failures: Vec<String> = Vec::new();
     let mut ran = 0;
     insta::glob!("../../fixtures", "*/*.toml", |path| {
         ran += 1;
         // Messages name fixtures from the workspace root: fixtures/standard/x.toml:3:1.
-        let label = path
-            .strip_prefix(&workspace)
-            .unwrap_or(path)
-            .display()
-            .to_string();
+        let label = path.strip_prefix(&workspace).unwrap_or(path).display().to_string();
         let run = match Fixture::load_as(path, &label).and_then(|f| f.run()) {
             Ok(run) => run,
             Err(e) => {
@@ -47,10 +40,5 @@ fn rule_fixtures() {
         });
     });
     assert!(ran > 0, "no fixture files found");
-    assert!(
-        failures.is_empty(),
-        "{} fixture expectation(s) failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} fixture expectation(s) failed:\n{}", failures.len(), failures.join("\n"));
 }

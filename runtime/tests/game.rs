@@ -26,10 +26,7 @@ fn fools_mate_is_a_checkmate_win_for_black() {
     assert!(g.outcome().is_none());
     let events = g.play("d8-h4").unwrap();
     let o = g.outcome().unwrap();
-    assert_eq!(
-        (o.result, o.reason),
-        (GameResult::Win(Side::Black), Reason::Checkmate)
-    );
+    assert_eq!((o.result, o.reason), (GameResult::Win(Side::Black), Reason::Checkmate));
     assert!(matches!(events.last(), Some(varia::Event::Ended { .. })));
     assert!(g.legal_actions().is_empty());
     assert!(matches!(g.play("a2-a3"), Err(RuleError::GameOver(_))));
@@ -67,16 +64,9 @@ fn checkmate_on_the_hundredth_ply_beats_the_fifty_move_rule() {
 fn threefold_repetition_draws_on_the_third_occurrence() {
     let mut g = Game::new(standard());
     play(&mut g, "g1-f3 g8-f6 f3-g1 f6-g8 g1-f3 g8-f6 f3-g1");
-    assert_eq!(
-        g.outcome(),
-        None,
-        "the start position has occurred twice so far"
-    );
+    assert_eq!(g.outcome(), None, "the start position has occurred twice so far");
     g.play("f6-g8").unwrap();
-    assert_eq!(
-        g.outcome().map(|o| (o.result, o.reason)),
-        Some((GameResult::Draw, Reason::Repetition))
-    );
+    assert_eq!(g.outcome().map(|o| (o.result, o.reason)), Some((GameResult::Draw, Reason::Repetition)));
 }
 
 #[test]
@@ -85,70 +75,31 @@ fn insufficient_material_by_the_variants_table() {
     // The white king takes the last black piece: king against king.
     let mut g = Game::from_fen(v.clone(), "7k/8/8/8/8/8/8/Kq6 w - - 0 1").unwrap();
     g.play("a1-b1").unwrap();
-    assert_eq!(
-        g.outcome().map(|o| o.reason),
-        Some(Reason::InsufficientMaterial)
-    );
+    assert_eq!(g.outcome().map(|o| o.reason), Some(Reason::InsufficientMaterial));
     // King and bishop against king.
-    assert!(
-        Game::from_fen(v.clone(), "7k/8/8/8/8/8/8/KB6 w - - 0 1")
-            .unwrap()
-            .outcome()
-            .is_some()
-    );
+    assert!(Game::from_fen(v.clone(), "7k/8/8/8/8/8/8/KB6 w - - 0 1").unwrap().outcome().is_some());
     // Bishops on squares of one colour (b1 and e4 are both light).
-    assert!(
-        Game::from_fen(v.clone(), "7k/8/8/8/4b3/8/8/KB6 w - - 0 1")
-            .unwrap()
-            .outcome()
-            .is_some()
-    );
+    assert!(Game::from_fen(v.clone(), "7k/8/8/8/4b3/8/8/KB6 w - - 0 1").unwrap().outcome().is_some());
     // ...but not on opposite colours (d4 is dark), and not two knights against a knight.
-    assert!(
-        Game::from_fen(v.clone(), "7k/8/8/8/3b4/8/8/KB6 w - - 0 1")
-            .unwrap()
-            .outcome()
-            .is_none()
-    );
-    assert!(
-        Game::from_fen(v, "7k/8/8/8/3n4/8/8/KNN5 w - - 0 1")
-            .unwrap()
-            .outcome()
-            .is_none()
-    );
+    assert!(Game::from_fen(v.clone(), "7k/8/8/8/3b4/8/8/KB6 w - - 0 1").unwrap().outcome().is_none());
+    assert!(Game::from_fen(v, "7k/8/8/8/3n4/8/8/KNN5 w - - 0 1").unwrap().outcome().is_none());
 }
 
 #[test]
 fn illegal_moves_say_why() {
     let mut g = Game::new(standard());
-    assert!(
-        why(&g, "e2-e5").contains("a pawn on e2 cannot move to e5"),
-        "{}",
-        why(&g, "e2-e5")
-    );
+    assert!(why(&g, "e2-e5").contains("a pawn on e2 cannot move to e5"), "{}", why(&g, "e2-e5"));
     assert!(why(&g, "e7-e5").contains("the pawn on e7 is black's, and it is white's turn"));
     assert!(why(&g, "e3-e4").contains("there is no piece on e3"));
-    assert!(
-        why(&g, "z9-a1").contains("off the 8×8 board"),
-        "{}",
-        why(&g, "z9-a1")
-    );
+    assert!(why(&g, "z9-a1").contains("off the 8×8 board"), "{}", why(&g, "z9-a1"));
     assert!(why(&g, "hello").contains("is not a move"));
     // A pinned knight may not move.
     let p = Game::from_fen(standard(), "4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1").unwrap();
-    assert!(
-        why(&p, "e2-c3").contains("would leave your king attacked"),
-        "{}",
-        why(&p, "e2-c3")
-    );
+    assert!(why(&p, "e2-c3").contains("would leave your king attacked"), "{}", why(&p, "e2-c3"));
     // Castling after the king has moved and come back.
     let mut c = Game::from_fen(standard(), "4k3/8/8/8/8/8/8/4K2R w K - 0 1").unwrap();
     play(&mut c, "e1-f1 e8-d8 f1-e1 d8-e8");
-    assert!(
-        why(&c, "e1-g1").contains("no longer allowed"),
-        "{}",
-        why(&c, "e1-g1")
-    );
+    assert!(why(&c, "e1-g1").contains("no longer allowed"), "{}", why(&c, "e1-g1"));
     // Case does not matter, and `x` or no dash are accepted.
     play(&mut g, "E2-E4 d7d5 e4xd5");
 }
@@ -167,11 +118,7 @@ fn en_passant_is_offered_for_one_reply_only() {
     assert!(g.fen().contains(" d6 "), "{}", g.fen());
     let mut taken = g.clone();
     taken.play("e5-d6").unwrap();
-    assert!(
-        taken
-            .piece_at(standard().geometry.parse("d5").unwrap())
-            .is_none()
-    );
+    assert!(taken.piece_at(standard().geometry.parse("d5").unwrap()).is_none());
     play(&mut g, "h2-h3 h7-h6");
     assert!(why(&g, "e5-d6").contains("cannot move to d6"));
 }
@@ -196,10 +143,7 @@ fn snapshots_round_trip_through_json() {
     play(&mut g, "e2-e4 c7-c5 e4-e5 d7-d5 g1-f3");
     let text = serde_json::to_string_pretty(&g.snapshot()).unwrap();
     let back = Game::from_snapshot(v.clone(), &text).unwrap();
-    assert_eq!(
-        serde_json::to_string_pretty(&back.snapshot()).unwrap(),
-        text
-    );
+    assert_eq!(serde_json::to_string_pretty(&back.snapshot()).unwrap(), text);
     assert_eq!(back.ply(), 5);
     assert_eq!(back.hash(), g.hash());
 
@@ -219,17 +163,10 @@ fn corrupt_snapshots_are_refused_with_the_reason() {
     let mut g = Game::new(v.clone());
     play(&mut g, "e2-e4 e7-e5");
     let good = g.snapshot();
-    let err = |value: serde_json::Value| {
-        Game::restore(v.clone(), &value)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
-    };
+    let err =
+        |value: serde_json::Value| Game::restore(v.clone(), &value).err().map(|e| e.to_string()).unwrap_or_default();
 
-    let e = Game::from_snapshot(v.clone(), "{\"variant\": \"standard\",\n \"ply\": }")
-        .err()
-        .unwrap()
-        .to_string();
+    let e = Game::from_snapshot(v.clone(), "{\"variant\": \"standard\",\n \"ply\": }").err().unwrap().to_string();
     assert!(e.contains("line 2"), "{e}");
 
     let mut other = good.clone();
@@ -257,29 +194,12 @@ fn bad_fens_name_the_field_and_the_reason() {
     let v = standard();
     let e = |f: &str| Game::from_fen(v.clone(), f).err().unwrap();
     assert!(matches!(e("8/8/8 w - - 0 1"), FenError::Board(m) if m.contains("expected 8 ranks")));
-    assert!(
-        matches!(e("8/8/8/8/8/8/8/7X w - - 0 1"), FenError::Board(m) if m.contains("`X` is not a piece letter"))
-    );
+    assert!(matches!(e("8/8/8/8/8/8/8/7X w - - 0 1"), FenError::Board(m) if m.contains("`X` is not a piece letter")));
     assert!(matches!(e("8/8/8/8/8/8/8/9 w - - 0 1"), FenError::Board(m) if m.contains("9 files")));
-    assert!(matches!(
-        e("4k3/8/8/8/8/8/8/4K3 x - - 0 1"),
-        FenError::Side(_)
-    ));
-    assert!(
-        matches!(e("4k3/8/8/8/8/8/8/4K3 w Z - 0 1"), FenError::Castling(m) if m.contains("`Z`"))
-    );
-    assert!(
-        matches!(e("4k3/8/8/8/8/8/8/4K3 w K - 0 1"), FenError::Castling(m) if m.contains("h1"))
-    );
-    assert!(
-        matches!(e("4k3/8/8/8/4P3/8/8/4K3 b - e4 0 1"), FenError::EnPassant(m) if m.contains("occupied"))
-    );
-    assert!(matches!(
-        e("4k3/8/8/8/8/8/8/4K3 w - - x 1"),
-        FenError::Counter {
-            field: "halfmove",
-            ..
-        }
-    ));
+    assert!(matches!(e("4k3/8/8/8/8/8/8/4K3 x - - 0 1"), FenError::Side(_)));
+    assert!(matches!(e("4k3/8/8/8/8/8/8/4K3 w Z - 0 1"), FenError::Castling(m) if m.contains("`Z`")));
+    assert!(matches!(e("4k3/8/8/8/8/8/8/4K3 w K - 0 1"), FenError::Castling(m) if m.contains("h1")));
+    assert!(matches!(e("4k3/8/8/8/4P3/8/8/4K3 b - e4 0 1"), FenError::EnPassant(m) if m.contains("occupied")));
+    assert!(matches!(e("4k3/8/8/8/8/8/8/4K3 w - - x 1"), FenError::Counter { field: "halfmove", .. }));
     assert!(matches!(e(""), FenError::Empty));
 }

@@ -10,11 +10,7 @@ fn set(list: &[&str]) -> Vec<Override> {
 }
 
 fn problems(r: Result<std::sync::Arc<Variant>, varia::LoadError>) -> Vec<String> {
-    r.expect_err("should fail")
-        .problems()
-        .iter()
-        .map(|p| p.to_string())
-        .collect()
+    r.expect_err("should fail").problems().iter().map(|p| p.to_string()).collect()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -26,11 +22,7 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn overrides_change_values_and_are_type_checked() {
-    let v = Variant::load_with(
-        "standard",
-        &set(&["pieces.queen.value=950", "draws.repetition=2"]),
-    )
-    .unwrap();
+    let v = Variant::load_with("standard", &set(&["pieces.queen.value=950", "draws.repetition=2"])).unwrap();
     assert_eq!(v.kind(v.kind_named("queen").unwrap()).value, 950);
     assert_eq!(v.draws.repetition, Some(2));
     // Array items by index: the pawn's double step becomes a triple step.
@@ -38,53 +30,23 @@ fn overrides_change_values_and_are_type_checked() {
     let g = Game::new(v);
     assert!(g.parse_action("e2-e5").is_ok());
 
-    let p = problems(Variant::load_with(
-        "standard",
-        &set(&["pieces.queen.vaule=950"]),
-    ));
+    let p = problems(Variant::load_with("standard", &set(&["pieces.queen.vaule=950"])));
     assert_eq!(p.len(), 1);
-    assert!(
-        p[0].starts_with("--set pieces.queen.vaule=950: unknown field `vaule`"),
-        "{p:?}"
-    );
+    assert!(p[0].starts_with("--set pieces.queen.vaule=950: unknown field `vaule`"), "{p:?}");
     assert!(p[0].ends_with("(did you mean `value`?)"), "{p:?}");
 
-    let p = problems(Variant::load_with(
-        "standard",
-        &set(&["pieces.quen.value=950"]),
-    ));
-    assert_eq!(
-        p,
-        vec!["--set pieces.quen.value=950: there is no `quen` in `pieces` (did you mean `queen`?)"]
-    );
+    let p = problems(Variant::load_with("standard", &set(&["pieces.quen.value=950"])));
+    assert_eq!(p, vec!["--set pieces.quen.value=950: there is no `quen` in `pieces` (did you mean `queen`?)"]);
 
-    let p = problems(Variant::load_with(
-        "standard",
-        &set(&["pieces.queen.value=lots"]),
-    ));
-    assert!(
-        p[0].starts_with("--set pieces.queen.value=lots: invalid type: string \"lots\""),
-        "{p:?}"
-    );
+    let p = problems(Variant::load_with("standard", &set(&["pieces.queen.value=lots"])));
+    assert!(p[0].starts_with("--set pieces.queen.value=lots: invalid type: string \"lots\""), "{p:?}");
 
-    let p = problems(Variant::load_with(
-        "standard",
-        &set(&["pieces.pawn.moves.7.range=3"]),
-    ));
-    assert!(
-        p[0].contains("`pieces.pawn.moves` has 3 entries; index 7 is out of range"),
-        "{p:?}"
-    );
+    let p = problems(Variant::load_with("standard", &set(&["pieces.pawn.moves.7.range=3"])));
+    assert!(p[0].contains("`pieces.pawn.moves` has 3 entries; index 7 is out of range"), "{p:?}");
 
     // Semantic checks apply to overridden values too, and blame the override.
-    let p = problems(Variant::load_with(
-        "standard",
-        &set(&["pieces.pawn.promotion.zone=far"]),
-    ));
-    assert!(
-        p[0].starts_with("--set pieces.pawn.promotion.zone=far: unknown region `far`"),
-        "{p:?}"
-    );
+    let p = problems(Variant::load_with("standard", &set(&["pieces.pawn.promotion.zone=far"])));
+    assert!(p[0].starts_with("--set pieces.pawn.promotion.zone=far: unknown region `far`"), "{p:?}");
 
     assert!("no-equals".parse::<Override>().is_err());
 }
@@ -108,25 +70,15 @@ fn a_variant_extends_another_with_only_what_changes() {
 #[test]
 fn errors_in_an_extending_file_point_into_that_file() {
     let dir = scratch("typo");
-    std::fs::write(
-        dir.join("variant.toml"),
-        "extends = \"standard\"\n\n[draws]\nrepetiton = 2\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n\n[draws]\nrepetiton = 2\n").unwrap();
     let p = problems(Variant::load(dir.to_str().unwrap()));
     assert_eq!(p.len(), 1, "{p:?}");
-    assert!(
-        p[0].contains("typo/variant.toml:4:1: unknown field `repetiton`"),
-        "{p:?}"
-    );
+    assert!(p[0].contains("typo/variant.toml:4:1: unknown field `repetiton`"), "{p:?}");
     assert!(p[0].ends_with("(did you mean `repetition`?)"), "{p:?}");
 
     std::fs::write(dir.join("variant.toml"), "extends = \"standrad\"\n").unwrap();
     let p = problems(Variant::load(dir.to_str().unwrap()));
-    assert!(
-        p[0].contains("typo/variant.toml:1:11: extends: unknown variant `standrad`"),
-        "{p:?}"
-    );
+    assert!(p[0].contains("typo/variant.toml:1:11: extends: unknown variant `standrad`"), "{p:?}");
 }
 
 #[test]
@@ -143,10 +95,7 @@ fn extends_cycles_are_reported() {
 
 #[test]
 fn toml_syntax_errors_have_positions() {
-    let p = problems(Variant::from_toml(
-        "[board]\nfiles = 8\nranks = = 8\n",
-        "bad.toml",
-    ));
+    let p = problems(Variant::from_toml("[board]\nfiles = 8\nranks = = 8\n", "bad.toml"));
     assert!(p[0].starts_with("bad.toml:3:"), "{p:?}");
 }
 
@@ -160,12 +109,7 @@ fn a_reloader_swaps_in_good_rules_and_keeps_the_last_good_ones() {
     let queen = |v: &Variant| v.kind(v.kind_named("queen").unwrap()).value;
     assert_eq!(queen(&r.current()), 900);
     assert!(r.poll().is_none(), "nothing changed yet");
-    assert!(
-        r.files()
-            .iter()
-            .any(|f| f.ends_with("standard/variant.toml")),
-        "the parent is watched too"
-    );
+    assert!(r.files().iter().any(|f| f.ends_with("standard/variant.toml")), "the parent is watched too");
 
     // Files may keep their modification time within a second: change the size as well.
     std::fs::write(dir.join("variant.toml"), toml("1000")).unwrap();
@@ -175,35 +119,21 @@ fn a_reloader_swaps_in_good_rules_and_keeps_the_last_good_ones() {
     // A broken save: the error is reported once, the last good rules stay.
     std::fs::write(dir.join("variant.toml"), toml("\"lots\"")).unwrap();
     let e = r.poll().expect("a change is seen").unwrap_err();
-    assert!(
-        e.to_string().contains("variant.toml:3:9: invalid type"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("variant.toml:3:9: invalid type"), "{e}");
     assert_eq!(queen(&r.current()), 1000);
     assert!(r.last_error().is_some());
-    assert!(
-        r.poll().is_none(),
-        "the same broken save is not reported again"
-    );
+    assert!(r.poll().is_none(), "the same broken save is not reported again");
 
     // A game moves to the new rules by replaying its history.
     let mut g = Game::new(r.current());
     g.play("e2-e4").unwrap();
-    std::fs::write(
-        dir.join("variant.toml"),
-        "extends = \"standard\"\n[pieces.queen]\nvalue = 1100\n\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n[pieces.queen]\nvalue = 1100\n\n").unwrap();
     let v = r.poll().unwrap().unwrap();
     let moved = g.with_variant(v.clone()).unwrap();
     assert_eq!((moved.ply(), moved.fen()), (1, g.fen()));
     assert_eq!(queen(moved.variant()), 1100);
     // Rules under which the history is illegal are refused, naming the action.
-    let no_double_step =
-        Variant::load_with("standard", &set(&["pieces.pawn.moves.1.range=1"])).unwrap();
+    let no_double_step = Variant::load_with("standard", &set(&["pieces.pawn.moves.1.range=1"])).unwrap();
     let e = g.with_variant(no_double_step).unwrap_err().to_string();
-    assert!(
-        e.starts_with("replaying under the new rules: action 1 (`e2-e4`)"),
-        "{e}"
-    );
+    assert!(e.starts_with("replaying under the new rules: action 1 (`e2-e4`)"), "{e}");
 }

@@ -15,11 +15,7 @@ fn folder(rules: &str, toml_extra: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("varia-lua-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("variant.toml"),
-        format!("extends = \"standard\"\n{toml_extra}\n"),
-    )
-    .unwrap();
+    std::fs::write(dir.join("variant.toml"), format!("extends = \"standard\"\n{toml_extra}\n")).unwrap();
     std::fs::write(dir.join("rules.lua"), rules).unwrap();
     dir
 }
@@ -77,11 +73,7 @@ fn turn_end_and_score_hooks_award_points() {
     let lines: Vec<String> = events.iter().map(|e| e.describe(&v)).collect();
     assert_eq!(
         lines,
-        vec![
-            "white pawn e2-e4",
-            "white scores 5 (score)",
-            "white scores 1 (turn)"
-        ],
+        vec!["white pawn e2-e4", "white scores 5 (score)", "white scores 1 (turn)"],
         "score runs before on_turn_end"
     );
     play(&mut g, "e7-e5");
@@ -134,12 +126,7 @@ fn on_removed_reports_captures_and_rule_removals_in_order() {
         "#,
     );
     let mut g = Game::from_fen(v.clone(), "4k3/8/2n1b3/3p4/4P3/8/8/4K3 w - - 0 1").unwrap();
-    let events: Vec<String> = g
-        .play("e4-d5")
-        .unwrap()
-        .iter()
-        .map(|e| e.describe(&v))
-        .collect();
+    let events: Vec<String> = g.play("e4-d5").unwrap().iter().map(|e| e.describe(&v)).collect();
     // The knight (c6) and bishop (e6) next to d5 go; the capturing pawn stays (a pawn).
     // on_removed hears of the capture at once, and of the rule's removals after
     // after_action, in the order they happened.
@@ -206,9 +193,7 @@ fn random_numbers_come_from_the_game_seed() {
     let run = |seed| {
         let mut g = Game::with_seed(v.clone(), seed);
         play(&mut g, "e2-e4 e7-e5 g1-f3");
-        (1..=3)
-            .map(|i| g.var(&format!("r{i}")).cloned())
-            .collect::<Vec<_>>()
+        (1..=3).map(|i| g.var(&format!("r{i}")).cloned()).collect::<Vec<_>>()
     };
     assert_eq!(run(7), run(7));
     assert_ne!(run(7), run(8));
@@ -231,22 +216,9 @@ fn a_failing_hook_rolls_the_action_back_completely() {
     let before = state(&g);
     let e = script_error(g.play("e2-e4"));
     assert_eq!(e.hook, "after_action");
-    assert!(
-        e.message
-            .contains("rules.lua:7: attempt to index a nil value"),
-        "{}",
-        e.message
-    );
-    assert!(
-        e.traceback.contains("rules.lua:7: in function"),
-        "{}",
-        e.traceback
-    );
-    assert_eq!(
-        state(&g),
-        before,
-        "position, scores, vars and history are as before"
-    );
+    assert!(e.message.contains("rules.lua:7: attempt to index a nil value"), "{}", e.message);
+    assert!(e.traceback.contains("rules.lua:7: in function"), "{}", e.traceback);
+    assert_eq!(state(&g), before, "position, scores, vars and history are as before");
     assert_eq!(g.ply(), 0);
     // The game goes on: the same error again, but nothing is stuck.
     assert!(g.play("d2-d4").is_err());
@@ -258,11 +230,7 @@ fn errors_in_commands_name_the_script_line() {
     let v = load("function on_turn_end(game)\n  game:remove(\"e5\")\nend\n");
     let mut g = Game::new(v);
     let e = script_error(g.play("e2-e4"));
-    assert!(
-        e.message.ends_with("rules.lua:2: there is no piece on e5"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.ends_with("rules.lua:2: there is no piece on e5"), "{}", e.message);
 }
 
 #[test]
@@ -271,15 +239,8 @@ fn load_errors_have_places() {
     assert_eq!(p.len(), 1);
     assert!(p[0].contains("rules.lua:2:"), "{p:?}");
     let p = load_err("function on_turn_ned(game)\nend\n\nfunction helper() end\n");
-    assert_eq!(
-        p.len(),
-        1,
-        "helpers are fine; only the misspelt hook is reported: {p:?}"
-    );
-    assert!(
-        p[0].contains("rules.lua:1: `on_turn_ned` is not a hook (did you mean `on_turn_end`?)"),
-        "{p:?}"
-    );
+    assert_eq!(p.len(), 1, "helpers are fine; only the misspelt hook is reported: {p:?}");
+    assert!(p[0].contains("rules.lua:1: `on_turn_ned` is not a hook (did you mean `on_turn_end`?)"), "{p:?}");
     let p = load_err("error('boom at load')\n");
     assert!(p[0].contains("rules.lua:1: boom at load"), "{p:?}");
 }
@@ -288,37 +249,20 @@ fn load_errors_have_places() {
 fn hooks_cannot_create_globals_or_read_undefined_ones() {
     let v = load("function on_turn_end(game)\n  counter = 1\nend\n");
     let e = script_error(Game::new(v).play("e2-e4"));
-    assert!(
-        e.message
-            .contains("rules.lua:2: hooks cannot create global variables (`counter`)"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.contains("rules.lua:2: hooks cannot create global variables (`counter`)"), "{}", e.message);
     let v = load("function on_turn_end(game)\n  return undefined_thing + 1\nend\n");
     let e = script_error(Game::new(v).play("e2-e4"));
-    assert!(
-        e.message
-            .contains("rules.lua:2: unknown global `undefined_thing`"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.contains("rules.lua:2: unknown global `undefined_thing`"), "{}", e.message);
 }
 
 #[test]
 fn a_child_variants_hooks_replace_the_parents_and_can_call_them() {
-    let parent = folder(
-        "function on_turn_end(game)\n  game:award('white', 1, 'parent')\nend\n",
-        "",
-    );
+    let parent = folder("function on_turn_end(game)\n  game:award('white', 1, 'parent')\nend\n", "");
     let n = NEXT.fetch_add(1, Ordering::SeqCst);
     let child = std::env::temp_dir().join(format!("varia-lua-child-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&child);
     std::fs::create_dir_all(&child).unwrap();
-    std::fs::write(
-        child.join("variant.toml"),
-        format!("extends = \"{}\"\n", parent.display()),
-    )
-    .unwrap();
+    std::fs::write(child.join("variant.toml"), format!("extends = \"{}\"\n", parent.display())).unwrap();
     std::fs::write(
         child.join("rules.lua"),
         "function on_turn_end(game)\n  parent.on_turn_end(game)\n  game:award('black', 2, 'child')\nend\n",
@@ -339,101 +283,43 @@ fn hostile_scripts_are_contained() {
     // Each body runs in on_turn_end from the second move on (line 1 is the function,
     // line 2 the guard, the body starts on line 3).
     let cases: Vec<(&str, String, &str)> = vec![
-        (
-            "endless loop",
-            "while true do end".into(),
-            "rules.lua:3: stopped after 10000000 instructions",
-        ),
-        (
-            "memory bomb",
-            "local t = {}\nfor i = 1, 1e9 do t[i] = i end".into(),
-            "ran out of memory",
-        ),
-        (
-            "string.rep bomb",
-            "local s = string.rep('x', 1 << 30)".into(),
-            "ran out of memory",
-        ),
-        (
-            "string.rep growth",
-            "local s = 'x'\nwhile true do s = s .. s end".into(),
-            "ran out of memory",
-        ),
-        (
-            "os.execute",
-            format!("os.execute('touch {m}')"),
-            "rules.lua:3: unknown global `os`",
-        ),
-        (
-            "io.open",
-            format!("io.open('{m}', 'w')"),
-            "rules.lua:3: unknown global `io`",
-        ),
-        (
-            "require",
-            "require('os')".into(),
-            "rules.lua:3: unknown global `require`",
-        ),
-        (
-            "dofile",
-            format!("dofile('{m}')"),
-            "rules.lua:3: unknown global `dofile`",
-        ),
-        (
-            "load bytecode",
-            "load('\\27Lua')()".into(),
-            "rules.lua:3: unknown global `load`",
-        ),
+        ("endless loop", "while true do end".into(), "rules.lua:3: stopped after 10000000 instructions"),
+        ("memory bomb", "local t = {}\nfor i = 1, 1e9 do t[i] = i end".into(), "ran out of memory"),
+        ("string.rep bomb", "local s = string.rep('x', 1 << 30)".into(), "ran out of memory"),
+        ("string.rep growth", "local s = 'x'\nwhile true do s = s .. s end".into(), "ran out of memory"),
+        ("os.execute", format!("os.execute('touch {m}')"), "rules.lua:3: unknown global `os`"),
+        ("io.open", format!("io.open('{m}', 'w')"), "rules.lua:3: unknown global `io`"),
+        ("require", "require('os')".into(), "rules.lua:3: unknown global `require`"),
+        ("dofile", format!("dofile('{m}')"), "rules.lua:3: unknown global `dofile`"),
+        ("load bytecode", "load('\\27Lua')()".into(), "rules.lua:3: unknown global `load`"),
         (
             "string.dump",
             "return string.dump(on_turn_end)".into(),
             "rules.lua:3: attempt to call a nil value (field 'dump')",
         ),
-        (
-            "debug.sethook",
-            "debug.sethook()".into(),
-            "rules.lua:3: unknown global `debug`",
-        ),
-        (
-            "collectgarbage",
-            "collectgarbage('stop')".into(),
-            "rules.lua:3: unknown global `collectgarbage`",
-        ),
+        ("debug.sethook", "debug.sethook()".into(), "rules.lua:3: unknown global `debug`"),
+        ("collectgarbage", "collectgarbage('stop')".into(), "rules.lua:3: unknown global `collectgarbage`"),
         (
             "setmetatable on game",
             "setmetatable(game, {})".into(),
             "rules.lua:3: bad argument #1 to 'setmetatable' (table expected, got GameObject)",
         ),
-        (
-            "metatable of game",
-            "getmetatable(game).__index = nil\ngame:award('white', 1)".into(),
-            "rules.lua:3:",
-        ),
+        ("metatable of game", "getmetatable(game).__index = nil\ngame:award('white', 1)".into(), "rules.lua:3:"),
         (
             "error halfway",
             "game:remove('a1')\ngame:place('e6', 'queen', 'black')\nerror('and now I fail')".into(),
             "rules.lua:5: and now I fail",
         ),
-        (
-            "math.random",
-            "return math.random()".into(),
-            "rules.lua:3: attempt to call a nil value (field 'random')",
-        ),
+        ("math.random", "return math.random()".into(), "rules.lua:3: attempt to call a nil value (field 'random')"),
         (
             "pattern bomb",
             "string.find(string.rep('a', 20000), '.-.-.-.-b')".into(),
             "rules.lua:3: string.find: subject longer than 10000 characters",
         ),
-        (
-            "globals table",
-            "setmetatable(_G, nil)".into(),
-            "rules.lua:3: cannot change a protected metatable",
-        ),
+        ("globals table", "setmetatable(_G, nil)".into(), "rules.lua:3: cannot change a protected metatable"),
     ];
     for (name, body, expected) in cases {
-        let rules = format!(
-            "function on_turn_end(game)\n  if game:ply() == 0 then return end\n{body}\nend\n"
-        );
+        let rules = format!("function on_turn_end(game)\n  if game:ply() == 0 then return end\n{body}\nend\n");
         check_contained(name, &rules, expected);
     }
     check_contained(
@@ -449,10 +335,7 @@ fn variants_without_hooks_have_no_lua_state() {
     let v = Variant::load("standard").unwrap();
     assert!(v.hooks.is_none());
     assert!(matches!(
-        Variant::from_toml(
-            "extends = \"standard\"\n[scripting]\nmemory_limt_mb = 3\n",
-            "x.toml"
-        ),
+        Variant::from_toml("extends = \"standard\"\n[scripting]\nmemory_limt_mb = 3\n", "x.toml"),
         Err(LoadError::Invalid { .. })
     ));
 }
@@ -467,10 +350,6 @@ fn check_contained(name: &str, rules: &str, expected: &str) {
     let e = script_error(g.play("e7-e5"));
     assert!(e.message.contains(expected), "{name}: {}", e.message);
     assert_eq!(state(&g), before, "{name}: the state is unchanged");
-    assert_eq!(
-        g.legal_actions().len(),
-        20,
-        "{name}: the game is still usable"
-    );
+    assert_eq!(g.legal_actions().len(), 20, "{name}: the game is still usable");
     assert_eq!(g.undo(1), 1, "{name}: and can be taken back");
 }

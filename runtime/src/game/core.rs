@@ -69,16 +69,10 @@ impl<B: Bits> Core for CoreImpl<B> {
     fn after(&self, a: Action) -> Box<dyn Core> {
         let mut p = self.pos.clone();
         p.make(self.v.tables(), a, &mut NoEvents);
-        Box::new(CoreImpl {
-            v: self.v.clone(),
-            pos: p,
-        })
+        Box::new(CoreImpl { v: self.v.clone(), pos: p })
     }
     fn boxed(&self) -> Box<dyn Core> {
-        Box::new(CoreImpl {
-            v: self.v.clone(),
-            pos: self.pos.clone(),
-        })
+        Box::new(CoreImpl { v: self.v.clone(), pos: self.pos.clone() })
     }
     fn piece_at(&self, sq: Square) -> Option<Piece> {
         self.pos.piece_at(sq)
@@ -93,10 +87,7 @@ impl<B: Bits> Core for CoreImpl<B> {
 
 pub(crate) fn core_for(v: &Arc<Variant>, s: &Setup) -> Box<dyn Core> {
     fn make<B: Bits>(v: &Arc<Variant>, s: &Setup) -> Box<dyn Core> {
-        Box::new(CoreImpl::<B> {
-            v: v.clone(),
-            pos: Position::from_setup(v.tables(), s),
-        })
+        Box::new(CoreImpl::<B> { v: v.clone(), pos: Position::from_setup(v.tables(), s) })
     }
     match &v.tables {
         AnyTables::Narrow(_) => make::<u64>(v, s),

@@ -33,11 +33,7 @@ pub enum RuleError {
     GameOver(String),
     /// Replaying a game under new rules failed at this action (1-based; 0 = the start).
     #[error("replaying under the new rules: action {index} (`{action}`): {why}")]
-    Replay {
-        index: usize,
-        action: String,
-        why: String,
-    },
+    Replay { index: usize, action: String, why: String },
     /// A hook failed; the action was rolled back and the game is as it was.
     #[error("{0} (in hook `{hook}`; the action was rolled back)", hook = .0.hook)]
     Script(ScriptError),
@@ -51,10 +47,7 @@ struct Saved {
 
 impl Saved {
     fn copy(&self) -> Saved {
-        Saved {
-            core: self.core.boxed(),
-            rules: self.rules.clone(),
-        }
+        Saved { core: self.core.boxed(), rules: self.rules.clone() }
     }
 }
 
@@ -100,11 +93,7 @@ impl Clone for Game {
             history: self
                 .history
                 .iter()
-                .map(|p| Ply {
-                    before: p.before.copy(),
-                    action: p.action,
-                    events: p.events.clone(),
-                })
+                .map(|p| Ply { before: p.before.copy(), action: p.action, events: p.events.clone() })
                 .collect(),
             hashes: self.hashes.clone(),
             outcome: self.outcome.clone(),
@@ -116,8 +105,7 @@ impl Clone for Game {
 impl Game {
     /// A game from the variant's starting position.
     pub fn new(variant: Arc<Variant>) -> Game {
-        let setup = fen::parse(&variant, &variant.setup)
-            .expect("the setup FEN was checked when the variant loaded");
+        let setup = fen::parse(&variant, &variant.setup).expect("the setup FEN was checked when the variant loaded");
         Game::from_setup(variant, setup)
     }
 
@@ -129,8 +117,7 @@ impl Game {
 
     /// A game whose random numbers (for rules that use them) come from `seed`.
     pub fn with_seed(variant: Arc<Variant>, seed: u64) -> Game {
-        let setup = fen::parse(&variant, &variant.setup)
-            .expect("the setup FEN was checked when the variant loaded");
+        let setup = fen::parse(&variant, &variant.setup).expect("the setup FEN was checked when the variant loaded");
         Game::from_setup_seeded(variant, setup, seed)
     }
 
@@ -171,24 +158,13 @@ impl Game {
         let kind = &v.kind(piece.kind).name;
         let stm = self.core.to_move();
         if piece.side != stm {
-            return format!(
-                "the {kind} on {} is {}'s, and it is {stm}'s turn",
-                name(from),
-                piece.side
-            );
+            return format!("the {kind} on {} is {}'s, and it is {stm}'s turn", name(from), piece.side);
         }
         let mut pseudo = Vec::new();
         self.core.pseudo_legal(&mut pseudo);
-        let same: Vec<&Action> = pseudo
-            .iter()
-            .filter(|a| a.from == from && a.to == to)
-            .collect();
+        let same: Vec<&Action> = pseudo.iter().filter(|a| a.from == from && a.to == to).collect();
         if same.is_empty() {
-            if let Some(c) = v
-                .castling
-                .iter()
-                .find(|c| c.side == stm && c.king == from && c.king_to == to)
-            {
+            if let Some(c) = v.castling.iter().find(|c| c.side == stm && c.king == from && c.king_to == to) {
                 let setup = self.core.setup();
                 let i = v.castling.iter().position(|x| std::ptr::eq(x, c)).unwrap();
                 if setup.castling & (1 << i) == 0 {
@@ -198,10 +174,8 @@ impl Game {
                         name(to)
                     );
                 }
-                if let Some(&blocked) = c
-                    .empty
-                    .iter()
-                    .find(|&&s| s != c.king && s != c.rook && self.core.piece_at(s).is_some())
+                if let Some(&blocked) =
+                    c.empty.iter().find(|&&s| s != c.king && s != c.rook && self.core.piece_at(s).is_some())
                 {
                     return format!("castling needs {} to be empty", name(blocked));
                 }
@@ -216,26 +190,15 @@ impl Game {
         if let Some(p) = promotion
             && !same.iter().any(|a| a.promotion == Some(p))
         {
-            let options: Vec<String> = same
-                .iter()
-                .filter_map(|a| a.promotion)
-                .map(|k| format!("={}", v.kind(k).letter))
-                .collect();
+            let options: Vec<String> =
+                same.iter().filter_map(|a| a.promotion).map(|k| format!("={}", v.kind(k).letter)).collect();
             return if options.is_empty() {
                 format!("a {kind} moving to {} does not promote", name(to))
             } else {
-                format!(
-                    "it cannot promote to {}; choose one of {}",
-                    v.kind(p).name,
-                    options.join(", ")
-                )
+                format!("it cannot promote to {}; choose one of {}", v.kind(p).name, options.join(", "))
             };
         }
-        let royal = v
-            .kinds
-            .iter()
-            .find(|k| k.royal)
-            .map_or("royal piece".to_string(), |k| k.name.clone());
+        let royal = v.kinds.iter().find(|k| k.royal).map_or("royal piece".to_string(), |k| k.name.clone());
         format!("it would leave your {royal} attacked")
     }
 
@@ -251,11 +214,7 @@ impl Game {
         let mut g = Game::from_setup_seeded(variant, start, self.seed);
         for (i, a) in self.history().iter().enumerate() {
             let text = self.format(a);
-            g.play(&text).map_err(|e| RuleError::Replay {
-                index: i + 1,
-                action: text,
-                why: e.to_string(),
-            })?;
+            g.play(&text).map_err(|e| RuleError::Replay { index: i + 1, action: text, why: e.to_string() })?;
         }
         Ok(g)
     }
@@ -270,11 +229,7 @@ impl Game {
             self.hashes.pop();
         }
         self.outcome = self.judge().unwrap_or(None);
-        self.last_events = self
-            .history
-            .last()
-            .map(|p| p.events.clone())
-            .unwrap_or_default();
+        self.last_events = self.history.last().map(|p| p.events.clone()).unwrap_or_default();
         n
     }
 
@@ -374,10 +329,7 @@ impl Game {
 
     /// Whether the variant's hooks take part in play (and perft must go through them).
     fn hooked(&self) -> bool {
-        self.variant
-            .hooks
-            .as_ref()
-            .is_some_and(|h| Hook::ALL.iter().any(|&k| h.defines(k)))
+        self.variant.hooks.as_ref().is_some_and(|h| Hook::ALL.iter().any(|&k| h.defines(k)))
     }
 
     /// The number of leaves of the legal-move tree to `depth`. Variants without hooks
@@ -416,11 +368,7 @@ impl Game {
                     return (a, self.core.after(a).perft(d - 1));
                 }
                 let mut g = self.clone();
-                let n = if g.apply_unchecked(a).is_ok() {
-                    g.perft(d - 1)
-                } else {
-                    0
-                };
+                let n = if g.apply_unchecked(a).is_ok() { g.perft(d - 1) } else { 0 };
                 (a, n)
             })
             .collect()
@@ -463,12 +411,7 @@ impl Game {
                 verdict(v.rules.stalemate, Reason::Stalemate)
             };
         }
-        let draw = |reason| {
-            Some(Outcome {
-                result: GameResult::Draw,
-                reason,
-            })
-        };
+        let draw = |reason| Some(Outcome { result: GameResult::Draw, reason });
         if self.insufficient_material() {
             return draw(Reason::InsufficientMaterial);
         }
@@ -481,10 +424,7 @@ impl Game {
             let now = self.core.hash();
             // Only positions since the last irreversible move can repeat.
             let window = (self.core.halfmove() as usize + 1).min(self.hashes.len());
-            let seen = self.hashes[self.hashes.len() - window..]
-                .iter()
-                .filter(|&&h| h == now)
-                .count();
+            let seen = self.hashes[self.hashes.len() - window..].iter().filter(|&&h| h == now).count();
             if seen >= n as usize {
                 return draw(Reason::Repetition);
             }
@@ -504,21 +444,13 @@ impl Game {
             counts[p.side.index()][p.kind.index()] += 1;
         }
         if d.insufficient.iter().any(|pair| {
-            (pair[0] == counts[0] && pair[1] == counts[1])
-                || (pair[1] == counts[0] && pair[0] == counts[1])
+            (pair[0] == counts[0] && pair[1] == counts[1]) || (pair[1] == counts[0] && pair[0] == counts[1])
         }) {
             return true;
         }
         if d.same_colour != 0 {
-            let others: Vec<&(Square, Piece)> = pieces
-                .iter()
-                .filter(|(_, p)| !v.kind(p.kind).royal)
-                .collect();
-            if !others.is_empty()
-                && others
-                    .iter()
-                    .all(|(_, p)| d.same_colour & (1 << p.kind.0) != 0)
-            {
+            let others: Vec<&(Square, Piece)> = pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal).collect();
+            if !others.is_empty() && others.iter().all(|(_, p)| d.same_colour & (1 << p.kind.0) != 0) {
                 let light = v.geometry.is_light(others[0].0);
                 return others.iter().all(|(s, _)| v.geometry.is_light(*s) == light);
             }
@@ -541,11 +473,7 @@ impl Game {
             }
             for file in 0..g.files {
                 let sq = Square(rank * g.files + file);
-                let c = setup
-                    .pieces
-                    .iter()
-                    .find(|&&(s, _)| s == sq)
-                    .map_or('.', |&(_, p)| v.letter(p));
+                let c = setup.pieces.iter().find(|&&(s, _)| s == sq).map_or('.', |&(_, p)| v.letter(p));
                 out.push(' ');
                 out.push(c);
             }
@@ -565,10 +493,7 @@ impl Game {
         match a.kind {
             ActionKind::EnPassant | ActionKind::Shot => true,
             ActionKind::Castle(_) => false,
-            _ => self
-                .core
-                .piece_at(a.to)
-                .is_some_and(|p| p.side != self.to_move()),
+            _ => self.core.piece_at(a.to).is_some_and(|p| p.side != self.to_move()),
         }
     }
 }

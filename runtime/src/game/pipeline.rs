@@ -35,12 +35,7 @@ impl Game {
     /// The legal actions, through `filter_actions` when the variant defines it.
     pub(crate) fn actions(&self) -> Result<Vec<Action>, ScriptError> {
         let core = self.core_actions();
-        let Some(h) = self
-            .variant
-            .hooks
-            .clone()
-            .filter(|h| h.defines(Hook::FilterActions))
-        else {
+        let Some(h) = self.variant.hooks.clone().filter(|h| h.defines(Hook::FilterActions)) else {
             return Ok(core);
         };
         let texts = core.iter().map(|a| self.format(a)).collect();
@@ -48,28 +43,17 @@ impl Game {
         let mut out = Vec::with_capacity(chosen.len());
         for text in chosen {
             let w = notation::parse(&self.variant, &text).map_err(|e| {
-                ScriptError::new(
-                    "filter_actions",
-                    format!("returned `{text}`, which is not an action: {}", e.why),
-                )
+                ScriptError::new("filter_actions", format!("returned `{text}`, which is not an action: {}", e.why))
             })?;
-            let found = core.iter().find(|a| {
-                a.from == w.from
-                    && a.to == w.to
-                    && (w.promotion.is_none() || a.promotion == w.promotion)
-            });
+            let found = core
+                .iter()
+                .find(|a| a.from == w.from && a.to == w.to && (w.promotion.is_none() || a.promotion == w.promotion));
             // An action the core does not know is applied as a plain move.
-            let mut a = found
-                .copied()
-                .unwrap_or(Action::new(w.from, w.to, ActionKind::Normal));
+            let mut a = found.copied().unwrap_or(Action::new(w.from, w.to, ActionKind::Normal));
             if w.promotion.is_some() {
                 a.promotion = w.promotion;
             }
-            if self
-                .core
-                .piece_at(a.from)
-                .is_none_or(|p| p.side != self.core.to_move())
-            {
+            if self.core.piece_at(a.from).is_none_or(|p| p.side != self.core.to_move()) {
                 return Err(ScriptError::new(
                     "filter_actions",
                     format!(
@@ -110,11 +94,7 @@ impl Game {
         let matches: Vec<Action> = legal
             .iter()
             .copied()
-            .filter(|a| {
-                a.from == w.from
-                    && a.to == w.to
-                    && (w.promotion.is_none() || a.promotion == w.promotion)
-            })
+            .filter(|a| a.from == w.from && a.to == w.to && (w.promotion.is_none() || a.promotion == w.promotion))
             .collect();
         match matches.len() {
             1 => Ok(matches[0]),
@@ -123,19 +103,14 @@ impl Game {
                 why: self.explain(w.from, w.to, w.promotion),
             }),
             _ if matches.iter().all(|a| a.promotion.is_some()) => {
-                let choices: Vec<String> = matches
-                    .iter()
-                    .map(|a| format!("={}", self.variant.kind(a.promotion.unwrap()).letter))
-                    .collect();
+                let choices: Vec<String> =
+                    matches.iter().map(|a| format!("={}", self.variant.kind(a.promotion.unwrap()).letter)).collect();
                 Err(RuleError::Illegal {
                     action: text.trim().to_string(),
                     why: format!("it promotes: add one of {}", choices.join(", ")),
                 })
             }
-            _ => Err(RuleError::Illegal {
-                action: text.trim().to_string(),
-                why: "it is ambiguous".into(),
-            }),
+            _ => Err(RuleError::Illegal { action: text.trim().to_string(), why: "it is ambiguous".into() }),
         }
     }
 
@@ -147,19 +122,12 @@ impl Game {
 
     /// Runs the pipeline for an action known to be legal. On error, restores everything.
     pub(crate) fn apply_unchecked(&mut self, action: Action) -> Result<Vec<Event>, RuleError> {
-        let before = Saved {
-            core: self.core.boxed(),
-            rules: self.rules.clone(),
-        };
+        let before = Saved { core: self.core.boxed(), rules: self.rules.clone() };
         let hashes = self.hashes.len();
         let mut events = Vec::new();
         match self.pipeline(action, &mut events) {
             Ok(()) => {
-                self.history.push(Ply {
-                    before,
-                    action,
-                    events: events.clone(),
-                });
+                self.history.push(Ply { before, action, events: events.clone() });
                 self.last_events = events.clone();
                 Ok(events)
             }
@@ -181,9 +149,7 @@ impl Game {
 
         if defines(Hook::BeforeAction) {
             let h = hooks.as_deref().unwrap();
-            let veto = h
-                .before_action(&mut HookGame::new(self, events), &text)
-                .map_err(RuleError::Script)?;
+            let veto = h.before_action(&mut HookGame::new(self, events), &text).map_err(RuleError::Script)?;
             if let Some(why) = veto {
                 return Err(RuleError::Illegal { action: text, why });
             }
@@ -202,8 +168,7 @@ impl Game {
         }
         if defines(Hook::AfterAction) {
             let h = hooks.as_deref().unwrap();
-            h.after_action(&mut HookGame::new(self, events), &text)
-                .map_err(RuleError::Script)?;
+            h.after_action(&mut HookGame::new(self, events), &text).map_err(RuleError::Script)?;
             if defines(Hook::OnRemoved) {
                 self.report_removals(h, events, &mut reported)?;
             }
@@ -213,14 +178,12 @@ impl Game {
             let mut g = HookGame::new(self, events);
             let points = h.score(&mut g, &text).map_err(RuleError::Script)?;
             if points != 0 {
-                g.award(mover, points, "score")
-                    .expect("the score hook's view is writable");
+                g.award(mover, points, "score").expect("the score hook's view is writable");
             }
         }
         if defines(Hook::OnTurnEnd) {
             let h = hooks.as_deref().unwrap();
-            h.on_turn_end(&mut HookGame::new(self, events))
-                .map_err(RuleError::Script)?;
+            h.on_turn_end(&mut HookGame::new(self, events)).map_err(RuleError::Script)?;
             if defines(Hook::OnRemoved) {
                 self.report_removals(h, events, &mut reported)?;
             }
@@ -246,16 +209,12 @@ impl Game {
         let mut count = 0;
         while *reported < events.len() {
             let removed = match &events[*reported] {
-                Event::Captured { side, kind, square } => Some(Removed {
-                    square: *square,
-                    piece: Piece::new(*kind, *side),
-                    cause: "capture",
-                }),
-                Event::Removed { side, kind, square } => Some(Removed {
-                    square: *square,
-                    piece: Piece::new(*kind, *side),
-                    cause: "rules",
-                }),
+                Event::Captured { side, kind, square } => {
+                    Some(Removed { square: *square, piece: Piece::new(*kind, *side), cause: "capture" })
+                }
+                Event::Removed { side, kind, square } => {
+                    Some(Removed { square: *square, piece: Piece::new(*kind, *side), cause: "rules" })
+                }
                 _ => None,
             };
             *reported += 1;
@@ -269,8 +228,7 @@ impl Game {
                         ),
                     )));
                 }
-                h.on_removed(&mut HookGame::new(self, events), &r)
-                    .map_err(RuleError::Script)?;
+                h.on_removed(&mut HookGame::new(self, events), &r).map_err(RuleError::Script)?;
             }
         }
         Ok(())

@@ -35,11 +35,7 @@ pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -
         out |= if blockers.is_empty() {
             ray
         } else {
-            let b = if t.positive[d as usize] {
-                blockers.lsb()
-            } else {
-                blockers.msb()
-            };
+            let b = if t.positive[d as usize] { blockers.lsb() } else { blockers.msb() };
             ray & !t.ray(d, b)
         };
     }
@@ -107,13 +103,8 @@ impl<B: Bits> Guard<B> {
         let occ = pos.occupied();
         let own = pos.by_side[us.index()];
         let checkers = pos.attackers(t, king, them, occ);
-        let mut g = FastGuard {
-            checkers,
-            evasion: checkers,
-            pinned: B::EMPTY,
-            pins: [(0, B::EMPTY); MAX_PINS],
-            npins: 0,
-        };
+        let mut g =
+            FastGuard { checkers, evasion: checkers, pinned: B::EMPTY, pins: [(0, B::EMPTY); MAX_PINS], npins: 0 };
         let mut leap_checkers = B::EMPTY;
         if checkers.any() {
             let mut ks = t.leap_attackers[them.index()];
@@ -131,11 +122,7 @@ impl<B: Bits> Guard<B> {
                 continue;
             }
             let pos_dir = t.positive[da.scan as usize];
-            let b1 = if pos_dir {
-                blockers.lsb()
-            } else {
-                blockers.msb()
-            };
+            let b1 = if pos_dir { blockers.lsb() } else { blockers.msb() };
             if checkers.has(b1) {
                 if !leap_checkers.has(b1) {
                     g.evasion |= ray & !t.ray(da.scan, b1);
@@ -201,9 +188,7 @@ impl<B: Bits> Guard<B> {
                     match a.kind {
                         ActionKind::EnPassant | ActionKind::Shot => exact(pos, t, a),
                         _ => {
-                            if g.checkers.any()
-                                && (g.checkers.more_than_one() || !g.evasion.has(to))
-                            {
+                            if g.checkers.any() && (g.checkers.more_than_one() || !g.evasion.has(to)) {
                                 return false;
                             }
                             !g.pinned.has(from) || g.pin_line(from).has(to)
@@ -263,11 +248,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                     continue;
                 }
                 let r = reach(t, a, from, occ);
-                let mut capt = if a.mode != Mode::Move {
-                    r & enemy
-                } else {
-                    B::EMPTY
-                };
+                let mut capt = if a.mode != Mode::Move { r & enemy } else { B::EMPTY };
                 if a.cannot_capture != 0 {
                     let mut ks = a.cannot_capture;
                     while ks != 0 {
@@ -276,11 +257,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                         capt &= !pos.by_kind[ck];
                     }
                 }
-                let quiet = if a.mode != Mode::Capture {
-                    r & !occ
-                } else {
-                    B::EMPTY
-                };
+                let quiet = if a.mode != Mode::Capture { r & !occ } else { B::EMPTY };
                 if a.ranged {
                     let shots = capt & !seen_shot;
                     seen_shot |= shots;
@@ -296,11 +273,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                 }
                 let targets = (capt | quiet) & !seen;
                 seen |= targets;
-                let kind = if a.creates_ep {
-                    ActionKind::Skip
-                } else {
-                    ActionKind::Normal
-                };
+                let kind = if a.creates_ep { ActionKind::Skip } else { ActionKind::Normal };
                 for to in targets.iter() {
                     push(to, kind);
                 }
@@ -318,13 +291,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
     castling(pos, t, check, &guard, out);
 }
 
-fn castling<B: Bits>(
-    pos: &Position<B>,
-    t: &Tables<B>,
-    check: bool,
-    guard: &Guard<B>,
-    out: &mut Vec<Action>,
-) {
+fn castling<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, guard: &Guard<B>, out: &mut Vec<Action>) {
     if pos.castling == 0 {
         return;
     }
@@ -358,11 +325,7 @@ fn castling<B: Bits>(
         if !safe {
             continue;
         }
-        let a = Action::new(
-            Square(c.king as u8),
-            Square(c.king_to as u8),
-            ActionKind::Castle(i as u8),
-        );
+        let a = Action::new(Square(c.king as u8), Square(c.king_to as u8), ActionKind::Castle(i as u8));
         if check && matches!(guard, Guard::Exact) && !exact(pos, t, a) {
             continue;
         }
@@ -382,13 +345,7 @@ pub(crate) fn perft<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, dept
     perft_inner(pos, t, check, depth, &mut lists)
 }
 
-fn perft_inner<B: Bits>(
-    pos: &Position<B>,
-    t: &Tables<B>,
-    check: bool,
-    depth: u32,
-    lists: &mut [Vec<Action>],
-) -> u64 {
+fn perft_inner<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, depth: u32, lists: &mut [Vec<Action>]) -> u64 {
     if depth == 0 {
         return 1;
     }

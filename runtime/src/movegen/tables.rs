@@ -191,37 +191,11 @@ impl<B: Bits> Tables<B> {
         t.nsq = nsq;
         t.zobrist = Zobrist::new(nsq);
         t.all = t.set(geo.squares());
-        let king: Vec<Offset> = vec![
-            (1, 0),
-            (-1, 0),
-            (0, 1),
-            (0, -1),
-            (1, 1),
-            (-1, 1),
-            (1, -1),
-            (-1, -1),
-        ];
-        t.adjacent = geo
-            .squares()
-            .map(|sq| t.set(king.iter().filter_map(|&d| geo.offset(sq, d))))
-            .collect();
-        t.royal = v
-            .kinds
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.royal)
-            .fold(0, |m, (i, _)| m | 1 << i);
-        t.progress = v
-            .kinds
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.progress)
-            .fold(0, |m, (i, _)| m | 1 << i);
-        t.regions = v
-            .regions
-            .iter()
-            .map(|r| [t.set(r.squares[0].clone()), t.set(r.squares[1].clone())])
-            .collect();
+        let king: Vec<Offset> = vec![(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+        t.adjacent = geo.squares().map(|sq| t.set(king.iter().filter_map(|&d| geo.offset(sq, d)))).collect();
+        t.royal = v.kinds.iter().enumerate().filter(|(_, k)| k.royal).fold(0, |m, (i, _)| m | 1 << i);
+        t.progress = v.kinds.iter().enumerate().filter(|(_, k)| k.progress).fold(0, |m, (i, _)| m | 1 << i);
+        t.regions = v.regions.iter().map(|r| [t.set(r.squares[0].clone()), t.set(r.squares[1].clone())]).collect();
 
         // Every slide direction, for both sides, with its opposite.
         let flip = |side: Side, (x, y): Offset| if side == Side::White { (x, y) } else { (x, -y) };
@@ -237,10 +211,7 @@ impl<B: Bits> Tables<B> {
                 }
             }
         }
-        t.positive = dirs
-            .iter()
-            .map(|&(x, y)| y > 0 || (y == 0 && x > 0))
-            .collect();
+        t.positive = dirs.iter().map(|&(x, y)| y > 0 || (y == 0 && x > 0)).collect();
         t.rays = vec![B::EMPTY; dirs.len() * nsq];
         for (d, &dv) in dirs.iter().enumerate() {
             for sq in geo.squares() {
@@ -288,22 +259,13 @@ impl<B: Bits> Tables<B> {
                         Shape::Farthest => {
                             c.table = geo
                                 .squares()
-                                .map(|sq| {
-                                    t.set(
-                                        vectors
-                                            .iter()
-                                            .filter_map(|&d| walk(geo, sq, d, 0).last().copied()),
-                                    )
-                                })
+                                .map(|sq| t.set(vectors.iter().filter_map(|&d| walk(geo, sq, d, 0).last().copied())))
                                 .collect()
                         }
                         Shape::Slide => {
                             for &d in &vectors {
-                                c.dirs
-                                    .push(t.dirs.iter().position(|&x| x == d).unwrap() as u8);
-                                c.table.extend(
-                                    geo.squares().map(|sq| t.set(walk(geo, sq, d, a.range))),
-                                );
+                                c.dirs.push(t.dirs.iter().position(|&x| x == d).unwrap() as u8);
+                                c.table.extend(geo.squares().map(|sq| t.set(walk(geo, sq, d, a.range))));
                             }
                         }
                     }
@@ -319,10 +281,7 @@ impl<B: Bits> Tables<B> {
                             // Reach on an empty board, ignoring blockers.
                             for f in from.iter() {
                                 let reach = if a.shape == Shape::Slide {
-                                    c.dirs
-                                        .iter()
-                                        .enumerate()
-                                        .fold(B::EMPTY, |acc, (i, _)| acc | c.table[i * nsq + f])
+                                    c.dirs.iter().enumerate().fold(B::EMPTY, |acc, (i, _)| acc | c.table[i * nsq + f])
                                 } else {
                                     c.table[f]
                                 };
@@ -335,12 +294,9 @@ impl<B: Bits> Tables<B> {
                                 let scan = t
                                     .dirs
                                     .iter()
-                                    .position(|&x| {
-                                        x == (-t.dirs[d as usize].0, -t.dirs[d as usize].1)
-                                    })
+                                    .position(|&x| x == (-t.dirs[d as usize].0, -t.dirs[d as usize].1))
                                     .unwrap() as u8;
-                                let entry = match slide_attacks.iter_mut().find(|e| e.scan == scan)
-                                {
+                                let entry = match slide_attacks.iter_mut().find(|e| e.scan == scan) {
                                     Some(e) => e,
                                     None => {
                                         slide_attacks.push(DirAttack {
@@ -390,22 +346,11 @@ impl<B: Bits> Tables<B> {
                 t.kinds[s].push(kt);
             }
             t.slide_attacks[s] = slide_attacks;
-            t.promo_zone[s] = v
-                .kinds
-                .iter()
-                .map(|k| {
-                    k.promotion
-                        .as_ref()
-                        .map_or(B::EMPTY, |p| t.regions[p.zone][s])
-                })
-                .collect();
+            t.promo_zone[s] =
+                v.kinds.iter().map(|k| k.promotion.as_ref().map_or(B::EMPTY, |p| t.regions[p.zone][s])).collect();
         }
 
-        t.promo_to = v
-            .kinds
-            .iter()
-            .map(|k| k.promotion.as_ref().map_or(vec![], |p| p.to.clone()))
-            .collect();
+        t.promo_to = v.kinds.iter().map(|k| k.promotion.as_ref().map_or(vec![], |p| p.to.clone())).collect();
         t.castle_keep = vec![u32::MAX; nsq];
         for (i, c) in v.castling.iter().enumerate() {
             t.castle_keep[c.king.index()] &= !(1 << i);

@@ -31,9 +31,7 @@ pub struct Setup {
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FenError {
-    #[error(
-        "a FEN has at most 6 fields (board, side, castling, en passant, halfmove, fullmove); found {0}"
-    )]
+    #[error("a FEN has at most 6 fields (board, side, castling, en passant, halfmove, fullmove); found {0}")]
     Fields(usize),
     #[error("the FEN is empty")]
     Empty,
@@ -100,9 +98,7 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         let mover = to_move.opponent();
         let forward: i8 = if mover == Side::White { 1 } else { -1 };
         for name in ef.split(',') {
-            let sq = g
-                .parse(name)
-                .map_err(|e| FenError::EnPassant(e.to_string()))?;
+            let sq = g.parse(name).map_err(|e| FenError::EnPassant(e.to_string()))?;
             if pieces.iter().any(|&(s, _)| s == sq) {
                 return Err(FenError::EnPassant(format!(
                     "{name} is occupied; an en-passant square is one a piece skipped"
@@ -126,9 +122,7 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
                 )));
             };
             if ep_victim.is_some_and(|v| v != victim) {
-                return Err(FenError::EnPassant(
-                    "the squares lead to different pieces".into(),
-                ));
+                return Err(FenError::EnPassant("the squares lead to different pieces".into()));
             }
             ep_victim = Some(victim);
             en_passant.push(sq);
@@ -139,34 +133,19 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
     let counter = |i: usize, field: &'static str, default: u32| -> Result<u32, FenError> {
         match fields.get(i) {
             None => Ok(default),
-            Some(t) => t.parse().map_err(|_| FenError::Counter {
-                field,
-                value: t.to_string(),
-            }),
+            Some(t) => t.parse().map_err(|_| FenError::Counter { field, value: t.to_string() }),
         }
     };
     let halfmove = counter(4, "halfmove", 0)?;
     let fullmove = counter(5, "fullmove", 1)?.max(1);
-    Ok(Setup {
-        pieces,
-        to_move,
-        castling,
-        en_passant,
-        ep_victim,
-        halfmove,
-        fullmove,
-    })
+    Ok(Setup { pieces, to_move, castling, en_passant, ep_victim, halfmove, fullmove })
 }
 
 fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenError> {
     let g = v.geometry;
     let rows: Vec<&str> = field.split('/').collect();
     if rows.len() != g.ranks as usize {
-        return Err(FenError::Board(format!(
-            "expected {} ranks separated by `/`, found {}",
-            g.ranks,
-            rows.len()
-        )));
+        return Err(FenError::Board(format!("expected {} ranks separated by `/`, found {}", g.ranks, rows.len())));
     }
     let mut pieces = Vec::new();
     for (i, row) in rows.iter().enumerate() {
@@ -182,10 +161,7 @@ fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenErro
         for c in row.chars() {
             if let Some(d) = c.to_digit(10) {
                 if digits == 0 && d == 0 {
-                    return Err(FenError::Board(format!(
-                        "rank {}: an empty count cannot start with 0",
-                        rank + 1
-                    )));
+                    return Err(FenError::Board(format!("rank {}: an empty count cannot start with 0", rank + 1)));
                 }
                 count = count * 10 + d as usize;
                 digits += 1;
@@ -201,21 +177,10 @@ fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenErro
                 )));
             };
             if file >= g.files as usize {
-                return Err(FenError::Board(format!(
-                    "rank {} has more than {} files",
-                    rank + 1,
-                    g.files
-                )));
+                return Err(FenError::Board(format!("rank {} has more than {} files", rank + 1, g.files)));
             }
-            let side = if c.is_ascii_uppercase() {
-                Side::White
-            } else {
-                Side::Black
-            };
-            pieces.push((
-                Square((rank * g.files as usize + file) as u8),
-                Piece::new(kind, side),
-            ));
+            let side = if c.is_ascii_uppercase() { Side::White } else { Side::Black };
+            pieces.push((Square((rank * g.files as usize + file) as u8), Piece::new(kind, side)));
             file += 1;
         }
         flush(&mut file, &mut digits, &mut count);
@@ -257,27 +222,14 @@ pub fn write(v: &Variant, s: &Setup) -> String {
             board.push('/');
         }
     }
-    let castling: String = v
-        .castling
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| s.castling & (1 << i) != 0)
-        .map(|(_, e)| e.right)
-        .collect();
+    let castling: String =
+        v.castling.iter().enumerate().filter(|(i, _)| s.castling & (1 << i) != 0).map(|(_, e)| e.right).collect();
     let ep: Vec<String> = s.en_passant.iter().map(|&q| v.square_name(q)).collect();
     format!(
         "{board} {} {} {} {} {}",
         if s.to_move == Side::White { "w" } else { "b" },
-        if castling.is_empty() {
-            "-".into()
-        } else {
-            castling
-        },
-        if ep.is_empty() {
-            "-".into()
-        } else {
-            ep.join(",")
-        },
+        if castling.is_empty() { "-".into() } else { castling },
+        if ep.is_empty() { "-".into() } else { ep.join(",") },
         s.halfmove,
         s.fullmove
     )

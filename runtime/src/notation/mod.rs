@@ -41,39 +41,27 @@ pub fn format(v: &Variant, a: &Action) -> String {
 
 /// Reads an action's text (it is not yet checked against the position).
 pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
-    let err = |why: String| NotationError {
-        text: text.to_string(),
-        why,
-    };
+    let err = |why: String| NotationError { text: text.to_string(), why };
     let t = text.trim();
     let (body, promo) = match t.split_once('=') {
         Some((b, p)) => (b, Some(p)),
         None => (t, None),
     };
     let g = v.geometry;
-    let (from, rest) = g
-        .parse_prefix(body)
-        .map_err(|e| err(format!("{e} (expected from-to, like e2-e4)")))?;
+    let (from, rest) = g.parse_prefix(body).map_err(|e| err(format!("{e} (expected from-to, like e2-e4)")))?;
     let rest = rest.strip_prefix(['-', 'x', 'X']).unwrap_or(rest);
-    let to = g
-        .parse(rest)
-        .map_err(|e| err(format!("{e} (expected from-to, like e2-e4)")))?;
+    let to = g.parse(rest).map_err(|e| err(format!("{e} (expected from-to, like e2-e4)")))?;
     let promotion = match promo {
         None => None,
         Some(p) => {
             let mut cs = p.chars();
             match (cs.next(), cs.next()) {
-                (Some(c), None) => Some(
-                    v.kind_by_letter(c)
-                        .ok_or_else(|| err(format!("`{c}` is not a piece letter of {}", v.name)))?,
-                ),
+                (Some(c), None) => {
+                    Some(v.kind_by_letter(c).ok_or_else(|| err(format!("`{c}` is not a piece letter of {}", v.name)))?)
+                }
                 _ => return Err(err(format!("`={p}` should be `=` and one piece letter"))),
             }
         }
     };
-    Ok(Written {
-        from,
-        to,
-        promotion,
-    })
+    Ok(Written { from, to, promotion })
 }

@@ -31,11 +31,7 @@ impl Names {
                 .squares()
                 .map(|sq| lua.create_string(v.square_name(sq)))
                 .collect::<mlua::Result<_>>()?,
-            kinds: v
-                .kinds
-                .iter()
-                .map(|k| lua.create_string(&k.name))
-                .collect::<mlua::Result<_>>()?,
+            kinds: v.kinds.iter().map(|k| lua.create_string(&k.name)).collect::<mlua::Result<_>>()?,
             sides: [lua.create_string("white")?, lua.create_string("black")?],
         })
     }
@@ -61,8 +57,8 @@ fn with_game<R>(
     f: impl FnOnce(&mut HookGame<'_>) -> Result<R, String>,
 ) -> mlua::Result<R> {
     // SAFETY: see `Current::get`: the view is used only within this callback.
-    let g = unsafe { this.current.get() }
-        .ok_or_else(|| fail(lua, "the game object can only be used while a hook runs"))?;
+    let g =
+        unsafe { this.current.get() }.ok_or_else(|| fail(lua, "the game object can only be used while a hook runs"))?;
     f(g).map_err(|m| fail(lua, m))
 }
 
@@ -74,12 +70,7 @@ fn side(name: &str) -> Result<Side, String> {
     Side::parse(name).ok_or_else(|| format!("`{name}` is not a side (\"white\" or \"black\")"))
 }
 
-pub(crate) fn piece_table(
-    lua: &Lua,
-    square: impl mlua::IntoLua,
-    kind: &str,
-    side: &str,
-) -> mlua::Result<Table> {
+pub(crate) fn piece_table(lua: &Lua, square: impl mlua::IntoLua, kind: &str, side: &str) -> mlua::Result<Table> {
     let t = lua.create_table_with_capacity(0, 4)?;
     t.set("square", square)?;
     t.set("kind", kind)?;
@@ -92,10 +83,9 @@ pub(crate) fn outcome(result: &str, reason: Option<&str>) -> Result<Outcome, Str
     let reason = Reason::Rule(reason.unwrap_or("rules").to_string());
     let result = match result {
         "draw" => GameResult::Draw,
-        other => GameResult::Win(
-            side(other)
-                .map_err(|_| format!("`{other}` is not \"white\", \"black\" or \"draw\""))?,
-        ),
+        other => {
+            GameResult::Win(side(other).map_err(|_| format!("`{other}` is not \"white\", \"black\" or \"draw\""))?)
+        }
     };
     Ok(Outcome { result, reason })
 }
@@ -126,18 +116,10 @@ fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
 
 impl UserData for GameObject {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("to_move", |lua, this, ()| {
-            with_game(lua, this, |g| Ok(g.to_move().name()))
-        });
-        m.add_method("ply", |lua, this, ()| {
-            with_game(lua, this, |g| Ok(g.ply() as i64))
-        });
-        m.add_method("in_check", |lua, this, ()| {
-            with_game(lua, this, |g| Ok(g.in_check()))
-        });
-        m.add_method("score", |lua, this, s: String| {
-            with_game(lua, this, |g| Ok(g.score(side(&s)?)))
-        });
+        m.add_method("to_move", |lua, this, ()| with_game(lua, this, |g| Ok(g.to_move().name())));
+        m.add_method("ply", |lua, this, ()| with_game(lua, this, |g| Ok(g.ply() as i64)));
+        m.add_method("in_check", |lua, this, ()| with_game(lua, this, |g| Ok(g.in_check())));
+        m.add_method("score", |lua, this, s: String| with_game(lua, this, |g| Ok(g.score(side(&s)?))));
         m.add_method("piece", |lua, this, sq: mlua::LuaString| {
             let found = with_game(lua, this, |g| {
                 let s = square(g, &sq.to_string_lossy())?;
@@ -151,10 +133,7 @@ impl UserData for GameObject {
         m.add_method("pieces", |lua, this, which: Option<String>| {
             let list = with_game(lua, this, |g| {
                 let only = which.as_deref().map(side).transpose()?;
-                Ok(g.pieces()
-                    .into_iter()
-                    .filter(|(_, p)| only.is_none_or(|s| p.side == s))
-                    .collect::<Vec<_>>())
+                Ok(g.pieces().into_iter().filter(|(_, p)| only.is_none_or(|s| p.side == s)).collect::<Vec<_>>())
             })?;
             let t = lua.create_table_with_capacity(list.len(), 0)?;
             for (i, (s, p)) in list.into_iter().enumerate() {
@@ -184,18 +163,13 @@ impl UserData for GameObject {
             let var = match value {
                 Value::Nil => None,
                 Value::Integer(i) => Some(Var::Int(i)),
-                Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
-                    Some(Var::Int(n as i64))
-                }
+                Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Some(Var::Int(n as i64)),
                 Value::Boolean(b) => Some(Var::Bool(b)),
                 Value::String(s) => Some(Var::Text(s.to_string_lossy())),
                 other => {
                     return Err(fail(
                         lua,
-                        format!(
-                            "game:set keeps whole numbers, booleans and strings, not a {}",
-                            other.type_name()
-                        ),
+                        format!("game:set keeps whole numbers, booleans and strings, not a {}", other.type_name()),
                     ));
                 }
             };
@@ -212,10 +186,7 @@ impl UserData for GameObject {
             let v = with_game(lua, this, |g| Ok(g.variant().param(&path).cloned()))?;
             match v {
                 Some(v) => toml_to_lua(lua, &v),
-                None => Err(fail(
-                    lua,
-                    format!("no parameter `{path}` in variant.toml ([params] or any dotted key)"),
-                )),
+                None => Err(fail(lua, format!("no parameter `{path}` in variant.toml ([params] or any dotted key)"))),
             }
         });
         m.add_method("actions", |lua, this, ()| {
@@ -230,44 +201,29 @@ impl UserData for GameObject {
             })?;
             this.names.piece(lua, s, p)
         });
-        m.add_method(
-            "place",
-            |lua, this, (sq, kind, s): (String, String, String)| {
-                with_game(lua, this, |g| {
-                    let at = square(g, &sq)?;
-                    let k = g
-                        .variant()
-                        .kind_named(&kind)
-                        .ok_or_else(|| format!("`{kind}` is not a piece kind of this variant"))?;
-                    g.place(at, Piece::new(k, side(&s)?))
-                })
-            },
-        );
+        m.add_method("place", |lua, this, (sq, kind, s): (String, String, String)| {
+            with_game(lua, this, |g| {
+                let at = square(g, &sq)?;
+                let k = g
+                    .variant()
+                    .kind_named(&kind)
+                    .ok_or_else(|| format!("`{kind}` is not a piece kind of this variant"))?;
+                g.place(at, Piece::new(k, side(&s)?))
+            })
+        });
         m.add_method("move", |lua, this, (from, to): (String, String)| {
             with_game(lua, this, |g| {
                 let (f, t) = (square(g, &from)?, square(g, &to)?);
                 g.move_piece(f, t)
             })
         });
-        m.add_method(
-            "award",
-            |lua, this, (s, points, reason): (String, i64, Option<String>)| {
-                with_game(lua, this, |g| {
-                    g.award(side(&s)?, points, reason.as_deref().unwrap_or("rules"))
-                })
-            },
-        );
-        m.add_method("note", |lua, this, text: String| {
-            with_game(lua, this, |g| g.note(&text))
+        m.add_method("award", |lua, this, (s, points, reason): (String, i64, Option<String>)| {
+            with_game(lua, this, |g| g.award(side(&s)?, points, reason.as_deref().unwrap_or("rules")))
         });
-        m.add_method(
-            "end_game",
-            |lua, this, (result, reason): (String, Option<String>)| {
-                with_game(lua, this, |g| {
-                    g.end_game(outcome(&result, reason.as_deref())?)
-                })
-            },
-        );
+        m.add_method("note", |lua, this, text: String| with_game(lua, this, |g| g.note(&text)));
+        m.add_method("end_game", |lua, this, (result, reason): (String, Option<String>)| {
+            with_game(lua, this, |g| g.end_game(outcome(&result, reason.as_deref())?))
+        });
         m.add_meta_method("__tostring", |_, _, ()| Ok("game"));
     }
 }

@@ -71,26 +71,14 @@ impl Current {
 
 /// Splits `path:line: message` (Lua's format) into a located problem.
 fn lua_problem(label: &str, message: &str) -> Problem {
-    let rest = message
-        .strip_prefix(label)
-        .and_then(|r| r.strip_prefix(':'));
+    let rest = message.strip_prefix(label).and_then(|r| r.strip_prefix(':'));
     if let Some(rest) = rest
         && let Some((line, msg)) = rest.split_once(':')
         && let Ok(line) = line.trim().parse::<usize>()
     {
-        return Problem {
-            file: label.to_string(),
-            line,
-            col: 0,
-            message: msg.trim().to_string(),
-        };
+        return Problem { file: label.to_string(), line, col: 0, message: msg.trim().to_string() };
     }
-    Problem {
-        file: label.to_string(),
-        line: 0,
-        col: 0,
-        message: message.to_string(),
-    }
+    Problem { file: label.to_string(), line: 0, col: 0, message: message.to_string() }
 }
 
 /// The innermost message of an mlua error (callback errors wrap their cause).
@@ -111,11 +99,7 @@ fn root_message(e: &mlua::Error) -> String {
 /// `short_src:line:` of the Lua function `level` frames up, for errors raised in Rust.
 pub(crate) fn where_(lua: &Lua, level: usize) -> String {
     lua.inspect_stack(level, |d| {
-        let src = d
-            .source()
-            .short_src
-            .map(|s| s.into_owned())
-            .unwrap_or_default();
+        let src = d.source().short_src.map(|s| s.into_owned()).unwrap_or_default();
         match d.current_line() {
             Some(l) => format!("{src}:{l}: "),
             None => String::new(),
@@ -128,36 +112,19 @@ impl LuaHooks {
     /// Builds the sandbox and runs the variant's scripts (parents first). Every problem
     /// found is reported.
     pub fn load(v: &Variant) -> Result<LuaHooks, LoadError> {
-        let label = v
-            .scripts
-            .last()
-            .map(|s| s.label.clone())
-            .unwrap_or_default();
+        let label = v.scripts.last().map(|s| s.label.clone()).unwrap_or_default();
         let fail = |p: Problem| LoadError::Invalid { problems: vec![p] };
-        let internal = |e: mlua::Error| {
-            fail(Problem {
-                file: label.clone(),
-                line: 0,
-                col: 0,
-                message: e.to_string(),
-            })
-        };
+        let internal = |e: mlua::Error| fail(Problem { file: label.clone(), line: 0, col: 0, message: e.to_string() });
 
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8;
         let lua = Lua::new_with(libs, LuaOptions::default()).map_err(internal)?;
         let g = lua.globals();
-        lua.load(PRELUDE)
-            .set_name("=prelude")
-            .exec()
-            .map_err(internal)?;
+        lua.load(PRELUDE).set_name("=prelude").exec().map_err(internal)?;
         let current = Current::default();
         let cur = current.clone();
         let print = lua
             .create_function(move |lua, args: MultiValue| {
-                let text: Vec<String> = args
-                    .iter()
-                    .map(|v| v.to_string().unwrap_or_else(|_| "?".into()))
-                    .collect();
+                let text: Vec<String> = args.iter().map(|v| v.to_string().unwrap_or_else(|_| "?".into())).collect();
                 let line = text.join("\t");
                 // SAFETY: see `Current::get`.
                 let noted = unsafe { cur.get() }.is_some_and(|g| g.note(&line).is_ok());
@@ -168,10 +135,7 @@ impl LuaHooks {
             })
             .map_err(internal)?;
         g.set("print", print).map_err(internal)?;
-        let builtins: Vec<String> = g
-            .pairs::<String, Value>()
-            .filter_map(|kv| kv.ok().map(|(k, _)| k))
-            .collect();
+        let builtins: Vec<String> = g.pairs::<String, Value>().filter_map(|kv| kv.ok().map(|(k, _)| k)).collect();
         let mut problems = Vec::new();
         for (i, script) in v.scripts.iter().enumerate() {
             if i > 0 {
@@ -184,11 +148,8 @@ impl LuaHooks {
                 }
                 g.set("parent", parent).map_err(internal)?;
             }
-            if let Err(e) = lua
-                .load(&script.text)
-                .set_name(format!("@{}", script.label))
-                .set_mode(ChunkMode::Text)
-                .exec()
+            if let Err(e) =
+                lua.load(&script.text).set_name(format!("@{}", script.label)).set_mode(ChunkMode::Text).exec()
             {
                 problems.push(lua_problem(&script.label, &root_message(&e)));
             }
@@ -210,19 +171,12 @@ impl LuaHooks {
                         file: label.clone(),
                         line: 0,
                         col: 0,
-                        message: format!(
-                            "`{}` must be a function, not a {}",
-                            h.name(),
-                            other.type_name()
-                        ),
+                        message: format!("`{}` must be a function, not a {}", h.name(), other.type_name()),
                     }));
                 }
             };
         }
-        lua.load(FREEZE)
-            .set_name("=freeze")
-            .exec()
-            .map_err(internal)?;
+        lua.load(FREEZE).set_name("=freeze").exec().map_err(internal)?;
 
         let limit = v.scripting.instruction_limit.max(1);
         let budget = Arc::new(AtomicU64::new(limit));
@@ -241,17 +195,11 @@ impl LuaHooks {
         })
         .map_err(internal)?;
         let base = lua.used_memory();
-        lua.set_memory_limit(base + v.scripting.memory_limit_mb as usize * 1024 * 1024)
-            .map_err(internal)?;
+        lua.set_memory_limit(base + v.scripting.memory_limit_mb as usize * 1024 * 1024).map_err(internal)?;
 
         let squares = api::Names::new(&lua, v).map_err(internal)?.squares;
         let names = api::Names::new(&lua, v).map_err(internal)?;
-        let game = lua
-            .create_userdata(api::GameObject {
-                current: current.clone(),
-                names,
-            })
-            .map_err(internal)?;
+        let game = lua.create_userdata(api::GameObject { current: current.clone(), names }).map_err(internal)?;
         Ok(LuaHooks {
             lua,
             game,
@@ -266,9 +214,7 @@ impl LuaHooks {
     }
 
     fn func(&self, hook: Hook) -> &Function {
-        self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()]
-            .as_ref()
-            .expect("called only when defined")
+        self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()].as_ref().expect("called only when defined")
     }
 
     /// Calls a hook: `call` receives the function and the `game` object and makes the
@@ -283,9 +229,7 @@ impl LuaHooks {
         self.current.0.store(ptr, Ordering::Release);
         self.budget.store(self.limit, Ordering::Relaxed);
         let result = call(self.func(hook), &self.game);
-        self.current
-            .0
-            .store(std::ptr::null_mut(), Ordering::Release);
+        self.current.0.store(std::ptr::null_mut(), Ordering::Release);
         result.map_err(|e| self.failure(hook, &e))
     }
 
@@ -302,10 +246,7 @@ impl LuaHooks {
             traceback = t.clone();
         }
         let message = if message.contains("not enough memory") {
-            format!(
-                "{}: the rules ran out of memory ([scripting] memory_limit_mb = {})",
-                self.label, self.memory_mb
-            )
+            format!("{}: the rules ran out of memory ([scripting] memory_limit_mb = {})", self.label, self.memory_mb)
         } else if message.starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '/')
             && message.contains(".lua:")
         {
@@ -313,23 +254,14 @@ impl LuaHooks {
         } else {
             format!("{}: {message}", self.label)
         };
-        ScriptError {
-            hook: hook.name().to_string(),
-            message,
-            traceback,
-        }
+        ScriptError { hook: hook.name().to_string(), message, traceback }
     }
 
     fn wrong_type(&self, hook: Hook, expected: &str, got: &Value) -> ScriptError {
         let line = self.func(hook).info().line_defined.unwrap_or(0);
         ScriptError::new(
             hook.name(),
-            format!(
-                "{}:{line}: `{}` must return {expected}, not a {}",
-                self.label,
-                hook.name(),
-                got.type_name()
-            ),
+            format!("{}:{line}: `{}` must return {expected}, not a {}", self.label, hook.name(), got.type_name()),
         )
     }
 }
@@ -339,24 +271,15 @@ impl Hooks for LuaHooks {
         self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()].is_some()
     }
 
-    fn before_action(
-        &self,
-        g: &mut HookGame<'_>,
-        action: &str,
-    ) -> Result<Option<String>, ScriptError> {
-        let mut r: MultiValue =
-            self.call(Hook::BeforeAction, g, |f, game| f.call((game, action)))?;
+    fn before_action(&self, g: &mut HookGame<'_>, action: &str) -> Result<Option<String>, ScriptError> {
+        let mut r: MultiValue = self.call(Hook::BeforeAction, g, |f, game| f.call((game, action)))?;
         match r.pop_front().unwrap_or(Value::Nil) {
             Value::Nil | Value::Boolean(true) => Ok(None),
             Value::Boolean(false) => Ok(Some(match r.pop_front() {
                 Some(Value::String(s)) => s.to_string_lossy(),
                 _ => "a rule refuses it (before_action)".to_string(),
             })),
-            other => Err(self.wrong_type(
-                Hook::BeforeAction,
-                "nothing, true, or false and a reason",
-                &other,
-            )),
+            other => Err(self.wrong_type(Hook::BeforeAction, "nothing, true, or false and a reason", &other)),
         }
     }
 
@@ -366,10 +289,7 @@ impl Hooks for LuaHooks {
 
     fn on_removed(&self, g: &mut HookGame<'_>, removed: &Removed) -> Result<(), ScriptError> {
         let v = g.variant();
-        let (kind, side) = (
-            v.kind(removed.piece.kind).name.clone(),
-            removed.piece.side.name(),
-        );
+        let (kind, side) = (v.kind(removed.piece.kind).name.clone(), removed.piece.side.name());
         let sq = &self.squares[removed.square.index()];
         self.call(Hook::OnRemoved, g, |f, game| {
             let t = api::piece_table(&self.lua, sq, &kind, side)?;
@@ -378,17 +298,9 @@ impl Hooks for LuaHooks {
         })
     }
 
-    fn on_damage(
-        &self,
-        g: &mut HookGame<'_>,
-        square: Square,
-        amount: i64,
-        cause: &str,
-    ) -> Result<i64, ScriptError> {
+    fn on_damage(&self, g: &mut HookGame<'_>, square: Square, amount: i64, cause: &str) -> Result<i64, ScriptError> {
         let sq = &self.squares[square.index()];
-        let r: Value = self.call(Hook::OnDamage, g, |f, game| {
-            f.call((game, sq, amount, cause))
-        })?;
+        let r: Value = self.call(Hook::OnDamage, g, |f, game| f.call((game, sq, amount, cause)))?;
         match r {
             Value::Nil => Ok(amount),
             Value::Integer(n) => Ok(n.max(0)),
@@ -422,25 +334,12 @@ impl Hooks for LuaHooks {
             Value::Nil => Ok(None),
             Value::String(s) => api::outcome(&s.to_string_lossy(), reason.as_deref())
                 .map(Some)
-                .map_err(|m| {
-                    ScriptError::new(
-                        "check_outcome",
-                        format!("{}: check_outcome: {m}", self.label),
-                    )
-                }),
-            _ => Err(self.wrong_type(
-                Hook::CheckOutcome,
-                "nil, or \"white\"/\"black\"/\"draw\" and a reason",
-                &first,
-            )),
+                .map_err(|m| ScriptError::new("check_outcome", format!("{}: check_outcome: {m}", self.label))),
+            _ => Err(self.wrong_type(Hook::CheckOutcome, "nil, or \"white\"/\"black\"/\"draw\" and a reason", &first)),
         }
     }
 
-    fn filter_actions(
-        &self,
-        g: &mut HookGame<'_>,
-        actions: Vec<String>,
-    ) -> Result<Vec<String>, ScriptError> {
+    fn filter_actions(&self, g: &mut HookGame<'_>, actions: Vec<String>) -> Result<Vec<String>, ScriptError> {
         let r: Value = self.call(Hook::FilterActions, g, |f, game| {
             let list = self.lua.create_sequence_from(actions)?;
             f.call((game, list))
@@ -452,11 +351,7 @@ impl Hooks for LuaHooks {
                     match v {
                         Ok(Value::String(s)) => out.push(s.to_string_lossy()),
                         Ok(other) => {
-                            return Err(self.wrong_type(
-                                Hook::FilterActions,
-                                "a list of action strings",
-                                &other,
-                            ));
+                            return Err(self.wrong_type(Hook::FilterActions, "a list of action strings", &other));
                         }
                         Err(e) => return Err(ScriptError::new("filter_actions", e.to_string())),
                     }
@@ -485,19 +380,11 @@ fn misspelt_hooks(lua: &Lua, builtins: &[String], scripts: &[Script]) -> Vec<Pro
         if hooks.contains(&name.as_str()) {
             continue;
         }
-        let near = hooks
-            .iter()
-            .min_by_key(|h| crate::variant::edit_distance(&name, h))
-            .unwrap();
+        let near = hooks.iter().min_by_key(|h| crate::variant::edit_distance(&name, h)).unwrap();
         if name.starts_with("on_") || crate::variant::edit_distance(&name, near) <= 2 {
             let info = f.info();
-            let file = info
-                .source
-                .as_deref()
-                .and_then(|s| s.strip_prefix('@'))
-                .map(str::to_string);
-            let file =
-                file.unwrap_or_else(|| scripts.last().map(|s| s.label.clone()).unwrap_or_default());
+            let file = info.source.as_deref().and_then(|s| s.strip_prefix('@')).map(str::to_string);
+            let file = file.unwrap_or_else(|| scripts.last().map(|s| s.label.clone()).unwrap_or_default());
             out.push(Problem {
                 file,
                 line: info.line_defined.unwrap_or(0),

@@ -23,10 +23,7 @@ pub(crate) struct Diagnostics<'a> {
 
 impl<'a> Diagnostics<'a> {
     pub fn new(sources: &'a Sources) -> Self {
-        Diagnostics {
-            sources,
-            problems: Vec::new(),
-        }
+        Diagnostics { sources, problems: Vec::new() }
     }
 
     pub fn at(&mut self, span: Range<usize>, message: impl Into<String>) {
@@ -38,11 +35,8 @@ impl<'a> Diagnostics<'a> {
             Ok(())
         } else {
             // Files in merge order, then by position; overrides last.
-            self.problems
-                .sort_by_key(|p| (p.file.starts_with("--set"), p.line, p.col));
-            Err(LoadError::Invalid {
-                problems: self.problems,
-            })
+            self.problems.sort_by_key(|p| (p.file.starts_with("--set"), p.line, p.col));
+            Err(LoadError::Invalid { problems: self.problems })
         }
     }
 }
@@ -59,16 +53,9 @@ pub(crate) fn toml_problem(d: &mut Diagnostics, e: &toml::de::Error) {
 /// For "unknown field `x`, expected one of `a`, `b`", suggests the closest expected name.
 pub(crate) fn did_you_mean(message: &str) -> Option<String> {
     let unknown = message.strip_prefix("unknown field `")?.split('`').next()?;
-    let expected: Vec<&str> = message
-        .split("expected")
-        .nth(1)?
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .collect();
+    let expected: Vec<&str> = message.split("expected").nth(1)?.split('`').skip(1).step_by(2).collect();
     let best = expected.iter().min_by_key(|c| edit_distance(unknown, c))?;
-    (edit_distance(unknown, best) <= unknown.len().max(2) / 2 + 1)
-        .then(|| format!(" (did you mean `{best}`?)"))
+    (edit_distance(unknown, best) <= unknown.len().max(2) / 2 + 1).then(|| format!(" (did you mean `{best}`?)"))
 }
 
 /// Levenshtein distance, for suggestions.
@@ -96,11 +83,7 @@ pub(crate) struct Input {
 
 /// Compiles a chain of files (the root ancestor first, the variant itself last) with
 /// overrides laid on top.
-pub(crate) fn compile(
-    files: Vec<Input>,
-    overrides: &[Override],
-    dir: Option<PathBuf>,
-) -> Result<Variant, LoadError> {
+pub(crate) fn compile(files: Vec<Input>, overrides: &[Override], dir: Option<PathBuf>) -> Result<Variant, LoadError> {
     let mut sources = Sources::default();
     for f in files {
         sources.add(&f.label, f.text, false);
@@ -137,8 +120,7 @@ pub(crate) fn compile(
     if !d.problems.is_empty() {
         return Err(d.finish().unwrap_err());
     }
-    let data =
-        toml::Table::deserialize(toml::de::Deserializer::from(root.clone())).unwrap_or_default();
+    let data = toml::Table::deserialize(toml::de::Deserializer::from(root.clone())).unwrap_or_default();
     let spec = match VariantFile::deserialize(toml::de::Deserializer::from(root)) {
         Ok(s) => s,
         Err(e) => {
@@ -181,14 +163,8 @@ impl Compiler<'_, '_> {
 
     /// Builds the variant; returns `None` when a problem makes that impossible (the
     /// problems are in the diagnostics).
-    fn build(
-        &mut self,
-        spec: VariantFile,
-        default_name: String,
-        dir: Option<PathBuf>,
-    ) -> Option<Variant> {
-        let geometry = match Geometry::new(*spec.board.files.get_ref(), *spec.board.ranks.get_ref())
-        {
+    fn build(&mut self, spec: VariantFile, default_name: String, dir: Option<PathBuf>) -> Option<Variant> {
+        let geometry = match Geometry::new(*spec.board.files.get_ref(), *spec.board.ranks.get_ref()) {
             Ok(g) => g,
             Err(e) => {
                 self.err(spec.board.files.span(), e.to_string());
@@ -202,25 +178,14 @@ impl Compiler<'_, '_> {
         // Kinds first (names and letters), then their atoms, which may name other kinds.
         let names: Vec<&String> = spec.pieces.keys().collect();
         if names.len() > MAX_KINDS {
-            self.err(
-                0..0,
-                format!(
-                    "at most {MAX_KINDS} piece kinds are supported, not {}",
-                    names.len()
-                ),
-            );
+            self.err(0..0, format!("at most {MAX_KINDS} piece kinds are supported, not {}", names.len()));
             return None;
         }
         if names.is_empty() {
             self.err(0..0, "`[pieces]` declares no piece kind");
             return None;
         }
-        let kind_index = |name: &str| {
-            names
-                .iter()
-                .position(|n| n.as_str() == name)
-                .map(|i| KindId(i as u8))
-        };
+        let kind_index = |name: &str| names.iter().position(|n| n.as_str() == name).map(|i| KindId(i as u8));
         let mut letters: BTreeMap<char, String> = BTreeMap::new();
         let mut kinds = Vec::new();
         for (name, piece) in spec.pieces.iter() {
@@ -245,10 +210,7 @@ impl Compiler<'_, '_> {
                     }
                 }
                 if pr.to.is_empty() {
-                    self.err(
-                        pr.zone.span(),
-                        "a promotion needs at least one kind in `to`",
-                    );
+                    self.err(pr.zone.span(), "a promotion needs at least one kind in `to`");
                 }
                 Some(Promotion { zone: zone?, to })
             });
@@ -299,27 +261,16 @@ impl Compiler<'_, '_> {
         let mut variant = variant;
         variant.tables = crate::movegen::tables::build_any(&variant);
         if let Err(e) = crate::notation::fen::parse(&variant, &variant.setup) {
-            self.err(
-                spec.setup.fen.span(),
-                format!("the setup FEN is invalid: {e}"),
-            );
+            self.err(spec.setup.fen.span(), format!("the setup FEN is invalid: {e}"));
             return None;
         }
         Some(variant)
     }
 
-    fn unknown<'n>(
-        &mut self,
-        name: &Spanned<String>,
-        what: &str,
-        known: impl Iterator<Item = &'n str>,
-    ) {
+    fn unknown<'n>(&mut self, name: &Spanned<String>, what: &str, known: impl Iterator<Item = &'n str>) {
         let known: Vec<&str> = known.collect();
         let mut msg = format!("unknown {what} `{}`", name.get_ref());
-        if let Some(best) = known
-            .iter()
-            .min_by_key(|k| edit_distance(name.get_ref(), k))
-        {
+        if let Some(best) = known.iter().min_by_key(|k| edit_distance(name.get_ref(), k)) {
             if edit_distance(name.get_ref(), best) <= name.get_ref().len() / 2 + 1 {
                 msg.push_str(&format!(" (did you mean `{best}`?)"));
             }
@@ -332,31 +283,20 @@ impl Compiler<'_, '_> {
         self.err(name.span(), msg);
     }
 
-    fn letter(
-        &mut self,
-        letter: &Spanned<String>,
-        kind: &str,
-        seen: &mut BTreeMap<char, String>,
-    ) -> char {
+    fn letter(&mut self, letter: &Spanned<String>, kind: &str, seen: &mut BTreeMap<char, String>) -> char {
         let mut chars = letter.get_ref().chars();
         let c = match (chars.next(), chars.next()) {
             (Some(c), None) if c.is_ascii_alphabetic() => c.to_ascii_uppercase(),
             _ => {
                 self.err(
                     letter.span(),
-                    format!(
-                        "`{}` is not a letter: a piece letter is one ASCII letter",
-                        letter.get_ref()
-                    ),
+                    format!("`{}` is not a letter: a piece letter is one ASCII letter", letter.get_ref()),
                 );
                 return '?';
             }
         };
         if let Some(other) = seen.get(&c) {
-            self.err(
-                letter.span(),
-                format!("pieces `{other}` and `{kind}` share the letter {c}"),
-            );
+            self.err(letter.span(), format!("pieces `{other}` and `{kind}` share the letter {c}"));
         } else {
             seen.insert(c, kind.to_string());
         }
@@ -369,10 +309,7 @@ impl Compiler<'_, '_> {
             "draw" => Verdict::Draw,
             "win" => Verdict::Win,
             other => {
-                self.err(
-                    s.span(),
-                    format!("`{other}` is not a result; expected \"loss\", \"draw\" or \"win\""),
-                );
+                self.err(s.span(), format!("`{other}` is not a result; expected \"loss\", \"draw\" or \"win\""));
                 Verdict::Draw
             }
         }
@@ -388,28 +325,17 @@ impl Compiler<'_, '_> {
         }
     }
 
-    fn regions(
-        &mut self,
-        specs: &schema::Ordered<Spanned<schema::RegionSpec>>,
-        g: Geometry,
-    ) -> Vec<Region> {
+    fn regions(&mut self, specs: &schema::Ordered<Spanned<schema::RegionSpec>>, g: Geometry) -> Vec<Region> {
         let mut out = Vec::new();
         for (name, spec) in specs.iter() {
             let r = spec.get_ref();
             let mut white = Vec::new();
             for &rank in &r.ranks {
-                let idx = if rank > 0 {
-                    rank - 1
-                } else {
-                    g.ranks as i32 + rank
-                };
+                let idx = if rank > 0 { rank - 1 } else { g.ranks as i32 + rank };
                 if rank == 0 || idx < 0 || idx >= g.ranks as i32 {
                     self.err(
                         spec.span(),
-                        format!(
-                            "region `{name}`: rank {rank} is not on a board of {} ranks",
-                            g.ranks
-                        ),
+                        format!("region `{name}`: rank {rank} is not on a board of {} ranks", g.ranks),
                     );
                     continue;
                 }
@@ -418,15 +344,12 @@ impl Compiler<'_, '_> {
             for file in &r.files {
                 let f = file.get_ref().to_ascii_lowercase();
                 match f.as_bytes() {
-                    [c] if c.is_ascii_lowercase() && (c - b'a') < g.files => white
-                        .extend((0..g.ranks as i32).filter_map(|rk| g.at((c - b'a') as i32, rk))),
+                    [c] if c.is_ascii_lowercase() && (c - b'a') < g.files => {
+                        white.extend((0..g.ranks as i32).filter_map(|rk| g.at((c - b'a') as i32, rk)))
+                    }
                     _ => self.err(
                         file.span(),
-                        format!(
-                            "`{}` is not a file of a board with {} files",
-                            file.get_ref(),
-                            g.files
-                        ),
+                        format!("`{}` is not a file of a board with {} files", file.get_ref(), g.files),
                     ),
                 }
             }
@@ -447,10 +370,7 @@ impl Compiler<'_, '_> {
             } else {
                 white.clone()
             };
-            out.push(Region {
-                name: name.clone(),
-                squares: [white, black],
-            });
+            out.push(Region { name: name.clone(), squares: [white, black] });
         }
         out
     }
@@ -463,36 +383,19 @@ impl Compiler<'_, '_> {
     ) -> Option<Atom> {
         let span = m.span();
         let s = m.get_ref();
-        let shapes = [
-            (Shape::Leap, &s.leap),
-            (Shape::Slide, &s.slide),
-            (Shape::Farthest, &s.farthest),
-        ];
+        let shapes = [(Shape::Leap, &s.leap), (Shape::Slide, &s.slide), (Shape::Farthest, &s.farthest)];
         let given: Vec<_> = shapes.iter().filter(|(_, v)| v.is_some()).collect();
         if given.len() != 1 {
-            self.err(
-                span,
-                "a movement atom needs exactly one of `leap`, `slide` or `farthest`",
-            );
+            self.err(span, "a movement atom needs exactly one of `leap`, `slide` or `farthest`");
             return None;
         }
         let (shape, vectors) = (given[0].0, given[0].1.as_ref().unwrap());
-        let symmetry = s
-            .symmetry
-            .as_ref()
-            .map(|x| x.get_ref().as_str())
-            .unwrap_or("none");
+        let symmetry = s.symmetry.as_ref().map(|x| x.get_ref().as_str()).unwrap_or("none");
         let mut vs = match vectors {
             VectorSpec::Named(n) => match named_vectors(n) {
                 Some(v) => v,
                 None => {
-                    self.err(
-                        span.clone(),
-                        format!(
-                            "unknown vector set `{n}`; known: {}",
-                            VECTOR_SET_NAMES.join(", ")
-                        ),
-                    );
+                    self.err(span.clone(), format!("unknown vector set `{n}`; known: {}", VECTOR_SET_NAMES.join(", ")));
                     return None;
                 }
             },
@@ -502,9 +405,7 @@ impl Compiler<'_, '_> {
                     if (dx, dy) == (0, 0) || dx.abs() > 15 || dy.abs() > 15 {
                         self.err(
                             span.clone(),
-                            format!(
-                                "vector [{dx}, {dy}] must be non-zero, each part within -15..15"
-                            ),
+                            format!("vector [{dx}, {dy}] must be non-zero, each part within -15..15"),
                         );
                         return None;
                     }
@@ -518,45 +419,25 @@ impl Compiler<'_, '_> {
             "mirror" => vs.iter().flat_map(|&(x, y)| [(x, y), (-x, y)]).collect(),
             "all" => vs
                 .iter()
-                .flat_map(|&(x, y)| {
-                    [
-                        (x, y),
-                        (-x, y),
-                        (x, -y),
-                        (-x, -y),
-                        (y, x),
-                        (-y, x),
-                        (y, -x),
-                        (-y, -x),
-                    ]
-                })
+                .flat_map(|&(x, y)| [(x, y), (-x, y), (x, -y), (-x, -y), (y, x), (-y, x), (y, -x), (-y, -x)])
                 .collect(),
             other => {
                 let sp = s.symmetry.as_ref().unwrap().span();
-                self.err(
-                    sp,
-                    format!("unknown symmetry `{other}`; expected \"none\", \"mirror\" or \"all\""),
-                );
+                self.err(sp, format!("unknown symmetry `{other}`; expected \"none\", \"mirror\" or \"all\""));
                 return None;
             }
         };
         if let Some(dist) = &s.distance {
             let n = *dist.get_ref();
             if shape != Shape::Leap || n == 0 || n > 15 {
-                self.err(
-                    dist.span(),
-                    "`distance` (1 to 15) scales the vectors of a `leap`",
-                );
+                self.err(dist.span(), "`distance` (1 to 15) scales the vectors of a `leap`");
                 return None;
             }
             let mut scaled = Vec::new();
             for &(x, y) in &vs {
                 let (sx, sy) = (x as i32 * n as i32, y as i32 * n as i32);
                 if sx.abs() > 15 || sy.abs() > 15 {
-                    self.err(
-                        dist.span(),
-                        format!("vector [{x}, {y}] × {n} leaves every board"),
-                    );
+                    self.err(dist.span(), format!("vector [{x}, {y}] × {n} leaves every board"));
                     return None;
                 }
                 scaled.push((sx as i8, sy as i8));
@@ -568,9 +449,7 @@ impl Compiler<'_, '_> {
 
         let range = match &s.range {
             None => 0,
-            Some(r) if shape == Shape::Slide && (1..=15).contains(r.get_ref()) => {
-                *r.get_ref() as u8
-            }
+            Some(r) if shape == Shape::Slide && (1..=15).contains(r.get_ref()) => *r.get_ref() as u8,
             Some(r) => {
                 self.err(r.span(), "`range` (1 to 15) limits the steps of a `slide`");
                 0
@@ -581,10 +460,7 @@ impl Compiler<'_, '_> {
             Some(("move", _)) => Mode::Move,
             Some(("capture", _)) => Mode::Capture,
             Some((other, sp)) => {
-                self.err(
-                    sp,
-                    format!("unknown mode `{other}`; expected \"both\", \"move\" or \"capture\""),
-                );
+                self.err(sp, format!("unknown mode `{other}`; expected \"both\", \"move\" or \"capture\""));
                 Mode::Both
             }
         };
@@ -592,10 +468,7 @@ impl Compiler<'_, '_> {
             None | Some(("replace", _)) => false,
             Some(("ranged", _)) => true,
             Some((other, sp)) => {
-                self.err(
-                    sp,
-                    format!("unknown capture style `{other}`; expected \"replace\" or \"ranged\""),
-                );
+                self.err(sp, format!("unknown capture style `{other}`; expected \"replace\" or \"ranged\""));
                 false
             }
         };
@@ -603,19 +476,16 @@ impl Compiler<'_, '_> {
         if let Some(ep) = &s.en_passant {
             match ep.get_ref().as_str() {
                 "creates" if mode == Mode::Move && shape != Shape::Farthest => creates = true,
-                "creates" => self.err(
-                    ep.span(),
-                    "en_passant = \"creates\" needs a `slide` or `leap` with mode = \"move\"",
-                ),
+                "creates" => {
+                    self.err(ep.span(), "en_passant = \"creates\" needs a `slide` or `leap` with mode = \"move\"")
+                }
                 "captures" if mode != Mode::Move && !ranged => captures = true,
-                "captures" => self.err(
-                    ep.span(),
-                    "en_passant = \"captures\" needs an atom that captures by replacement",
-                ),
-                other => self.err(
-                    ep.span(),
-                    format!("unknown en_passant `{other}`; expected \"creates\" or \"captures\""),
-                ),
+                "captures" => {
+                    self.err(ep.span(), "en_passant = \"captures\" needs an atom that captures by replacement")
+                }
+                other => {
+                    self.err(ep.span(), format!("unknown en_passant `{other}`; expected \"creates\" or \"captures\""))
+                }
             }
         }
         let from = s.from.as_ref().and_then(|r| {
@@ -651,30 +521,21 @@ impl Compiler<'_, '_> {
         for spec in specs {
             let c = spec.get_ref();
             let sq = |this: &mut Self, n: &Spanned<String>| this.square(g, n);
-            let (Some(king), Some(rook), Some(king_to), Some(rook_to)) = (
-                sq(self, &c.king),
-                sq(self, &c.rook),
-                sq(self, &c.king_to),
-                sq(self, &c.rook_to),
-            ) else {
+            let (Some(king), Some(rook), Some(king_to), Some(rook_to)) =
+                (sq(self, &c.king), sq(self, &c.rook), sq(self, &c.king_to), sq(self, &c.rook_to))
+            else {
                 continue;
             };
             let right = match c.right.get_ref().chars().collect::<Vec<_>>()[..] {
                 [l] if l.is_ascii_alphabetic() => l.to_ascii_uppercase(),
                 _ => {
-                    self.err(
-                        c.right.span(),
-                        "a castling right is one letter, as in FEN (K, Q, or a file letter)",
-                    );
+                    self.err(c.right.span(), "a castling right is one letter, as in FEN (K, Q, or a file letter)");
                     continue;
                 }
             };
             let line = |a: Square, b: Square| -> Option<Vec<Square>> {
                 // Squares from a (exclusive) to b (inclusive) on a straight line.
-                let (df, dr) = (
-                    g.file(b) as i32 - g.file(a) as i32,
-                    g.rank(b) as i32 - g.rank(a) as i32,
-                );
+                let (df, dr) = (g.file(b) as i32 - g.file(a) as i32, g.rank(b) as i32 - g.rank(a) as i32);
                 if df != 0 && dr != 0 && df.abs() != dr.abs() {
                     return None;
                 }
@@ -691,17 +552,16 @@ impl Compiler<'_, '_> {
                 Some(list) => list.iter().filter_map(|n| self.square(g, n)).collect(),
                 None => match (line(king, king_to), line(rook, rook_to)) {
                     (Some(a), Some(b)) => {
-                        let mut v: Vec<Square> = a
-                            .into_iter()
-                            .chain(b)
-                            .filter(|&s| s != king && s != rook)
-                            .collect();
+                        let mut v: Vec<Square> = a.into_iter().chain(b).filter(|&s| s != king && s != rook).collect();
                         v.sort();
                         v.dedup();
                         v
                     }
                     _ => {
-                        self.err(spec.span(), "the king or rook does not move in a straight line: list `empty` squares");
+                        self.err(
+                            spec.span(),
+                            "the king or rook does not move in a straight line: list `empty` squares",
+                        );
                         continue;
                     }
                 },
@@ -711,24 +571,12 @@ impl Compiler<'_, '_> {
                 None => match line(king, king_to) {
                     Some(v) => std::iter::once(king).chain(v).collect(),
                     None => {
-                        self.err(
-                            spec.span(),
-                            "the king does not move in a straight line: list `safe` squares",
-                        );
+                        self.err(spec.span(), "the king does not move in a straight line: list `safe` squares");
                         continue;
                     }
                 },
             };
-            let white = Castling {
-                side: Side::White,
-                right,
-                king,
-                rook,
-                king_to,
-                rook_to,
-                empty,
-                safe,
-            };
+            let white = Castling { side: Side::White, right, king, rook, king_to, rook_to, empty, safe };
             let mirror = |c: &Castling| Castling {
                 side: Side::Black,
                 right: c.right.to_ascii_lowercase(),
@@ -753,10 +601,9 @@ impl Compiler<'_, '_> {
                     b.right = b.right.to_ascii_lowercase();
                     out.push(b);
                 }
-                Some((other, sp)) => self.err(
-                    sp,
-                    format!("unknown side `{other}`; expected \"both\", \"white\" or \"black\""),
-                ),
+                Some((other, sp)) => {
+                    self.err(sp, format!("unknown side `{other}`; expected \"both\", \"white\" or \"black\""))
+                }
             }
         }
         // FEN lists white's rights first (KQkq).
@@ -768,22 +615,15 @@ impl Compiler<'_, '_> {
     }
 
     fn draws(&mut self, spec: &schema::DrawsSpec, kinds: &[Kind]) -> Draws {
-        let mut draws = Draws {
-            no_progress_plies: spec.no_progress_plies,
-            repetition: spec.repetition,
-            ..Draws::default()
-        };
+        let mut draws =
+            Draws { no_progress_plies: spec.no_progress_plies, repetition: spec.repetition, ..Draws::default() };
         if spec.repetition.is_some_and(|n| n < 2) {
             self.err(0..0, "draws.repetition must be at least 2");
         }
         let Some(ins) = &spec.insufficient_material else {
             return draws;
         };
-        let kind_of = |c: char| {
-            kinds
-                .iter()
-                .position(|k| k.letter == c.to_ascii_uppercase())
-        };
+        let kind_of = |c: char| kinds.iter().position(|k| k.letter == c.to_ascii_uppercase());
         for m in &ins.material {
             let parts: Vec<&str> = m.get_ref().split(['v', 'V']).collect();
             let mut pair = [[0u8; MAX_KINDS]; 2];
@@ -801,10 +641,7 @@ impl Compiler<'_, '_> {
             } else {
                 self.err(
                     m.span(),
-                    format!(
-                        "`{}` is not material like \"KBvK\" (piece letters, v, piece letters)",
-                        m.get_ref()
-                    ),
+                    format!("`{}` is not material like \"KBvK\" (piece letters, v, piece letters)", m.get_ref()),
                 );
             }
         }
@@ -836,26 +673,8 @@ fn named_vectors(name: &str) -> Option<Vec<Offset>> {
     Some(match name {
         "orthogonal" => vec![(1, 0), (-1, 0), (0, 1), (0, -1)],
         "diagonal" => vec![(1, 1), (-1, 1), (1, -1), (-1, -1)],
-        "all" => vec![
-            (1, 0),
-            (-1, 0),
-            (0, 1),
-            (0, -1),
-            (1, 1),
-            (-1, 1),
-            (1, -1),
-            (-1, -1),
-        ],
-        "knight" => vec![
-            (1, 2),
-            (2, 1),
-            (2, -1),
-            (1, -2),
-            (-1, -2),
-            (-2, -1),
-            (-2, 1),
-            (-1, 2),
-        ],
+        "all" => vec![(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)],
+        "knight" => vec![(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)],
         "forward" => vec![(0, 1)],
         "backward" => vec![(0, -1)],
         "sideways" => vec![(1, 0), (-1, 0)],
@@ -873,14 +692,8 @@ mod tests {
     #[test]
     fn suggestions_pick_the_nearest_expected_key() {
         let m = "unknown field `damgae`, expected one of `damage`, `range`, `aoe`";
-        assert_eq!(
-            did_you_mean(m).as_deref(),
-            Some(" (did you mean `damage`?)")
-        );
-        assert_eq!(
-            did_you_mean("unknown field `zzzzzzzz`, expected `a`, `b`"),
-            None
-        );
+        assert_eq!(did_you_mean(m).as_deref(), Some(" (did you mean `damage`?)"));
+        assert_eq!(did_you_mean("unknown field `zzzzzzzz`, expected `a`, `b`"), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

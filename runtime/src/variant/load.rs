@@ -12,18 +12,10 @@ use crate::error::{LoadError, Problem};
 /// built from (so the shipped variants are found from anywhere in the checkout).
 pub fn search_path() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::env::var_os("VARIA_PATH")
-        .map(|v| {
-            std::env::split_paths(&v)
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        })
+        .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())
         .unwrap_or_default();
     dirs.push(PathBuf::from("scripts"));
-    dirs.push(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("scripts"),
-    );
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("scripts"));
     let mut seen = Vec::new();
     dirs.retain(|d| {
         let key = d.canonicalize().unwrap_or_else(|_| d.clone());
@@ -65,9 +57,7 @@ pub fn find(name_or_path: &str) -> Result<PathBuf, LoadError> {
     if p.is_file() && p.file_name().is_some_and(|n| n == "variant.toml") {
         return Ok(p.parent().map(Path::to_path_buf).unwrap_or_default());
     }
-    if p.join("variant.toml").is_file()
-        && (p.components().count() > 1 || name_or_path.starts_with('.'))
-    {
+    if p.join("variant.toml").is_file() && (p.components().count() > 1 || name_or_path.starts_with('.')) {
         return Ok(p.to_path_buf());
     }
     let known = known_variants();
@@ -77,21 +67,14 @@ pub fn find(name_or_path: &str) -> Result<PathBuf, LoadError> {
     if p.join("variant.toml").is_file() {
         return Ok(p.to_path_buf());
     }
-    Err(LoadError::NotFound {
-        name: name_or_path.to_string(),
-        known: known.into_iter().map(|(n, _)| n).collect(),
-    })
+    Err(LoadError::NotFound { name: name_or_path.to_string(), known: known.into_iter().map(|(n, _)| n).collect() })
 }
 
 /// A path to show in messages: relative to the working directory when inside it.
 pub(crate) fn display_path(path: &Path) -> String {
     let cwd = std::env::current_dir().ok();
     let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    if let Some(rel) = cwd.and_then(|c| {
-        abs.strip_prefix(c.canonicalize().ok()?)
-            .ok()
-            .map(Path::to_path_buf)
-    }) {
+    if let Some(rel) = cwd.and_then(|c| abs.strip_prefix(c.canonicalize().ok()?).ok().map(Path::to_path_buf)) {
         return rel.display().to_string();
     }
     path.display().to_string()
@@ -121,14 +104,7 @@ fn extends_of(text: &str) -> Option<(String, std::ops::Range<usize>)> {
 
 fn located(label: &str, text: &str, span: std::ops::Range<usize>, message: String) -> LoadError {
     let (line, col) = crate::error::line_col(text, span.start);
-    LoadError::Invalid {
-        problems: vec![Problem {
-            file: label.to_string(),
-            line,
-            col,
-            message,
-        }],
-    }
+    LoadError::Invalid { problems: vec![Problem { file: label.to_string(), line, col, message }] }
 }
 
 /// Reads `text` (labelled `label`, living in `dir` if it is a file) and, first, every
@@ -141,9 +117,7 @@ pub(crate) fn read_chain(
     seen: &mut Vec<String>,
 ) -> Result<(), LoadError> {
     // Identity by canonical folder, so `../a/../b` and `b` are the same variant.
-    let key = dir
-        .and_then(|d| d.canonicalize().ok())
-        .map_or(label.clone(), |d| d.display().to_string());
+    let key = dir.and_then(|d| d.canonicalize().ok()).map_or(label.clone(), |d| d.display().to_string());
     if seen.contains(&key) {
         seen.push(key.clone());
         return Err(LoadError::Invalid {
@@ -162,36 +136,23 @@ pub(crate) fn read_chain(
             let p = base.join(&parent);
             let p = p.canonicalize().unwrap_or(p);
             if !p.join("variant.toml").is_file() {
-                return Err(located(
-                    &label,
-                    &text,
-                    span,
-                    format!("extends: no variant.toml in `{}`", p.display()),
-                ));
+                return Err(located(&label, &text, span, format!("extends: no variant.toml in `{}`", p.display())));
             }
             p
         } else {
-            find(&parent)
-                .map_err(|e| located(&label, &text, span.clone(), format!("extends: {e}")))?
+            find(&parent).map_err(|e| located(&label, &text, span.clone(), format!("extends: {e}")))?
         };
         let pfile = pdir.join("variant.toml");
-        let ptext = std::fs::read_to_string(&pfile).map_err(|e| LoadError::Io {
-            path: display_path(&pfile),
-            message: e.to_string(),
-        })?;
+        let ptext = std::fs::read_to_string(&pfile)
+            .map_err(|e| LoadError::Io { path: display_path(&pfile), message: e.to_string() })?;
         read_chain(display_path(&pfile), ptext, Some(&pdir), chain, seen)?;
     }
     if let Some(d) = dir {
         let lua = d.join("rules.lua");
         if lua.is_file() {
-            let text = std::fs::read_to_string(&lua).map_err(|e| LoadError::Io {
-                path: display_path(&lua),
-                message: e.to_string(),
-            })?;
-            chain.scripts.push(Script {
-                label: display_path(&lua),
-                text,
-            });
+            let text = std::fs::read_to_string(&lua)
+                .map_err(|e| LoadError::Io { path: display_path(&lua), message: e.to_string() })?;
+            chain.scripts.push(Script { label: display_path(&lua), text });
             chain.paths.push(lua);
         }
     }
@@ -205,22 +166,10 @@ pub(crate) fn read_chain(
 pub(crate) fn load(name_or_path: &str, overrides: &[Override]) -> Result<Variant, LoadError> {
     let dir = find(name_or_path)?;
     let file = dir.join("variant.toml");
-    let text = std::fs::read_to_string(&file).map_err(|e| LoadError::Io {
-        path: display_path(&file),
-        message: e.to_string(),
-    })?;
-    let mut chain = Chain {
-        files: Vec::new(),
-        scripts: Vec::new(),
-        paths: Vec::new(),
-    };
-    read_chain(
-        display_path(&file),
-        text,
-        Some(&dir),
-        &mut chain,
-        &mut Vec::new(),
-    )?;
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| LoadError::Io { path: display_path(&file), message: e.to_string() })?;
+    let mut chain = Chain { files: Vec::new(), scripts: Vec::new(), paths: Vec::new() };
+    read_chain(display_path(&file), text, Some(&dir), &mut chain, &mut Vec::new())?;
     let dir_abs = dir.canonicalize().unwrap_or(dir);
     let mut v = compile(chain.files, overrides, Some(dir_abs))?;
     v.scripts = chain.scripts;
@@ -230,23 +179,9 @@ pub(crate) fn load(name_or_path: &str, overrides: &[Override]) -> Result<Variant
 }
 
 /// Compiles TOML text (which may extend a variant found by name).
-pub(crate) fn load_text(
-    text: &str,
-    label: &str,
-    overrides: &[Override],
-) -> Result<Variant, LoadError> {
-    let mut chain = Chain {
-        files: Vec::new(),
-        scripts: Vec::new(),
-        paths: Vec::new(),
-    };
-    read_chain(
-        label.to_string(),
-        text.to_string(),
-        None,
-        &mut chain,
-        &mut Vec::new(),
-    )?;
+pub(crate) fn load_text(text: &str, label: &str, overrides: &[Override]) -> Result<Variant, LoadError> {
+    let mut chain = Chain { files: Vec::new(), scripts: Vec::new(), paths: Vec::new() };
+    read_chain(label.to_string(), text.to_string(), None, &mut chain, &mut Vec::new())?;
     let mut v = compile(chain.files, overrides, None)?;
     v.scripts = chain.scripts;
     v.sources = chain.paths;

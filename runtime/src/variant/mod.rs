@@ -191,10 +191,7 @@ pub(crate) enum AnyTables {
 
 impl std::fmt::Debug for Variant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Variant")
-            .field("name", &self.name)
-            .field("geometry", &self.geometry)
-            .finish_non_exhaustive()
+        f.debug_struct("Variant").field("name", &self.name).field("geometry", &self.geometry).finish_non_exhaustive()
     }
 }
 
@@ -235,10 +232,7 @@ impl Variant {
     }
 
     /// Like [`Variant::load`], with `--set KEY=VALUE` overrides laid on top.
-    pub fn load_with(
-        name_or_path: &str,
-        overrides: &[Override],
-    ) -> Result<Arc<Variant>, crate::LoadError> {
+    pub fn load_with(name_or_path: &str, overrides: &[Override]) -> Result<Arc<Variant>, crate::LoadError> {
         load::load(name_or_path, overrides).map(Arc::new)
     }
 
@@ -249,11 +243,7 @@ impl Variant {
     }
 
     /// Like [`Variant::from_toml`], with overrides.
-    pub fn from_toml_with(
-        text: &str,
-        file: &str,
-        overrides: &[Override],
-    ) -> Result<Arc<Variant>, crate::LoadError> {
+    pub fn from_toml_with(text: &str, file: &str, overrides: &[Override]) -> Result<Arc<Variant>, crate::LoadError> {
         load::load_text(text, file, overrides).map(Arc::new)
     }
 
@@ -284,29 +274,19 @@ impl Variant {
 
     /// The kind with this name.
     pub fn kind_named(&self, name: &str) -> Option<KindId> {
-        self.kinds
-            .iter()
-            .position(|k| k.name == name)
-            .map(|i| KindId(i as u8))
+        self.kinds.iter().position(|k| k.name == name).map(|i| KindId(i as u8))
     }
 
     /// The kind with this letter, either case.
     pub fn kind_by_letter(&self, letter: char) -> Option<KindId> {
         let l = letter.to_ascii_uppercase();
-        self.kinds
-            .iter()
-            .position(|k| k.letter == l)
-            .map(|i| KindId(i as u8))
+        self.kinds.iter().position(|k| k.letter == l).map(|i| KindId(i as u8))
     }
 
     /// The piece's letter as FEN writes it.
     pub fn letter(&self, piece: crate::piece::Piece) -> char {
         let l = self.kinds[piece.kind.index()].letter;
-        if piece.side == Side::White {
-            l
-        } else {
-            l.to_ascii_lowercase()
-        }
+        if piece.side == Side::White { l } else { l.to_ascii_lowercase() }
     }
 
     pub fn square_name(&self, sq: Square) -> String {

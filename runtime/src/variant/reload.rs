@@ -91,14 +91,8 @@ impl Reloader {
             }
             Err(e) => {
                 // Remember the broken files' stamps, so the same broken save is reported once.
-                self.stamps = self
-                    .stamps
-                    .iter()
-                    .map(|(p, _)| (p.clone(), stamp(p)))
-                    .collect();
-                self.last_error = Some(LoadError::Invalid {
-                    problems: e.problems(),
-                });
+                self.stamps = self.stamps.iter().map(|(p, _)| (p.clone(), stamp(p))).collect();
+                self.last_error = Some(LoadError::Invalid { problems: e.problems() });
                 Err(e)
             }
         }
@@ -106,10 +100,6 @@ impl Reloader {
 
     /// Reloads if a file changed: `None` when nothing changed.
     pub fn poll(&mut self) -> Option<Result<Arc<Variant>, LoadError>> {
-        if self.changed() {
-            Some(self.reload())
-        } else {
-            None
-        }
+        if self.changed() { Some(self.reload()) } else { None }
     }
 }

@@ -70,10 +70,7 @@ pub struct ScriptingSpec {
 
 impl Default for ScriptingSpec {
     fn default() -> Self {
-        ScriptingSpec {
-            memory_limit_mb: default_memory_mb(),
-            instruction_limit: default_instructions(),
-        }
+        ScriptingSpec { memory_limit_mb: default_memory_mb(), instruction_limit: default_instructions() }
     }
 }
 
@@ -173,11 +170,7 @@ pub struct RulesSpec {
 
 impl Default for RulesSpec {
     fn default() -> Self {
-        RulesSpec {
-            check: true,
-            checkmate: loss(),
-            stalemate: draw(),
-        }
+        RulesSpec { check: true, checkmate: loss(), stalemate: draw() }
     }
 }
 

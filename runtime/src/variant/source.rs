@@ -27,10 +27,7 @@ impl FromStr for Override {
     fn from_str(s: &str) -> Result<Override, LoadError> {
         match s.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() && k.trim().split('.').all(|p| !p.is_empty()) => {
-                Ok(Override {
-                    key: k.trim().to_string(),
-                    value: v.trim().to_string(),
-                })
+                Ok(Override { key: k.trim().to_string(), value: v.trim().to_string() })
             }
             _ => Err(LoadError::Invalid {
                 problems: vec![Problem {
@@ -69,12 +66,7 @@ impl Sources {
     pub fn add(&mut self, label: &str, text: String, is_override: bool) -> usize {
         let offset = self.end;
         self.end += text.len() + 1;
-        self.items.push(Source {
-            label: label.to_string(),
-            text,
-            offset,
-            is_override,
-        });
+        self.items.push(Source { label: label.to_string(), text, offset, is_override });
         offset
     }
 
@@ -99,48 +91,19 @@ impl Sources {
         let message = message.into();
         if span == (0..0) {
             // No place known: blame the variant's own file (the last one merged).
-            let file = self
-                .items
-                .iter()
-                .rev()
-                .find(|s| !s.is_override)
-                .map_or(String::new(), |s| s.label.clone());
-            return Problem {
-                file,
-                line: 0,
-                col: 0,
-                message,
-            };
+            let file = self.items.iter().rev().find(|s| !s.is_override).map_or(String::new(), |s| s.label.clone());
+            return Problem { file, line: 0, col: 0, message };
         }
-        let Some(s) = self
-            .items
-            .iter()
-            .rev()
-            .find(|s| s.offset <= span.start && span.start <= s.offset + s.text.len())
+        let Some(s) = self.items.iter().rev().find(|s| s.offset <= span.start && span.start <= s.offset + s.text.len())
         else {
             let file = self.items.last().map_or(String::new(), |s| s.label.clone());
-            return Problem {
-                file,
-                line: 0,
-                col: 0,
-                message,
-            };
+            return Problem { file, line: 0, col: 0, message };
         };
         if s.is_override {
-            return Problem {
-                file: format!("--set {}", s.text),
-                line: 0,
-                col: 0,
-                message,
-            };
+            return Problem { file: format!("--set {}", s.text), line: 0, col: 0, message };
         }
         let (line, col) = line_col(&s.text, span.start - s.offset);
-        Problem {
-            file: s.label.clone(),
-            line,
-            col,
-            message,
-        }
+        Problem { file: s.label.clone(), line, col, message }
     }
 }
 
@@ -164,10 +127,7 @@ fn shift_table<'i>(t: DeTable<'i>, off: usize) -> DeTable<'i> {
     let mut out = DeTable::new();
     for (k, v) in t {
         let ks = k.span();
-        out.insert(
-            Spanned::new(ks.start + off..ks.end + off, k.into_inner()),
-            shift_value(v, off),
-        );
+        out.insert(Spanned::new(ks.start + off..ks.end + off, k.into_inner()), shift_value(v, off));
     }
     out
 }
@@ -178,10 +138,7 @@ pub(crate) fn parse<'a>(sources: &'a Sources, i: usize) -> Result<Spanned<DeTabl
     match DeTable::parse(sources.text(i)) {
         Ok(t) => {
             let span = t.span();
-            Ok(Spanned::new(
-                span.start + off..span.end + off,
-                shift_table(t.into_inner(), off),
-            ))
+            Ok(Spanned::new(span.start + off..span.end + off, shift_table(t.into_inner(), off)))
         }
         Err(e) => {
             let span = e.span().map_or(off..off, |s| s.start + off..s.end + off);
@@ -197,9 +154,7 @@ pub(crate) fn merge<'a>(base: &mut DeTable<'a>, child: DeTable<'a>) {
         let both_tables = matches!(base.get(key).map(|b| b.get_ref()), Some(DeValue::Table(_)))
             && matches!(v.get_ref(), DeValue::Table(_));
         if both_tables {
-            let DeValue::Table(ct) = v.into_inner() else {
-                unreachable!()
-            };
+            let DeValue::Table(ct) = v.into_inner() else { unreachable!() };
             if let Some(DeValue::Table(bt)) = base.get_mut(key).map(|b| b.get_mut()) {
                 merge(bt, ct);
             }
@@ -211,11 +166,7 @@ pub(crate) fn merge<'a>(base: &mut DeTable<'a>, child: DeTable<'a>) {
 }
 
 /// Applies override source `i` (its text is `KEY=VALUE`) to the tree.
-pub(crate) fn apply_override<'a>(
-    sources: &'a Sources,
-    i: usize,
-    root: &mut DeTable<'a>,
-) -> Result<(), Problem> {
+pub(crate) fn apply_override<'a>(sources: &'a Sources, i: usize, root: &mut DeTable<'a>) -> Result<(), Problem> {
     let text = sources.text(i);
     let off = sources.offset(i);
     let (key, value_text) = text.split_once('=').expect("overrides are KEY=VALUE");
@@ -243,23 +194,14 @@ fn array_path<'a>(
     key_span: Range<usize>,
 ) -> Result<(), Problem> {
     let Some((first, more)) = rest.split_first() else {
-        return Err(sources.problem(
-            key_span,
-            format!("`{walked}` is a list: add an index, like `{walked}.0`"),
-        ));
+        return Err(sources.problem(key_span, format!("`{walked}` is a list: add an index, like `{walked}.0`")));
     };
-    let idx: usize = first.parse().map_err(|_| {
-        sources.problem(
-            key_span.clone(),
-            format!("`{walked}` is a list: `{first}` is not an index"),
-        )
-    })?;
+    let idx: usize = first
+        .parse()
+        .map_err(|_| sources.problem(key_span.clone(), format!("`{walked}` is a list: `{first}` is not an index")))?;
     let len = array.len();
     let Some(item) = array.get_mut(idx) else {
-        return Err(sources.problem(
-            key_span,
-            format!("`{walked}` has {len} entries; index {idx} is out of range"),
-        ));
+        return Err(sources.problem(key_span, format!("`{walked}` has {len} entries; index {idx} is out of range")));
     };
     let here = format!("{walked}.{idx}");
     if more.is_empty() {
@@ -269,10 +211,7 @@ fn array_path<'a>(
     match item.get_mut() {
         DeValue::Table(t) => apply_path(sources, t, more, &here, value, key_span),
         DeValue::Array(a) => array_path(sources, a, more, &here, value, key_span),
-        other => Err(sources.problem(
-            key_span,
-            format!("`{here}` is a {}, not a table", other.type_str()),
-        )),
+        other => Err(sources.problem(key_span, format!("`{here}` is a {}, not a table", other.type_str()))),
     }
 }
 
@@ -287,17 +226,10 @@ fn apply_path<'a>(
     let (first, more) = parts.split_first().expect("a path has parts");
     if more.is_empty() {
         table.remove(*first);
-        table.insert(
-            Spanned::new(key_span, DeString::Owned(first.to_string())),
-            value,
-        );
+        table.insert(Spanned::new(key_span, DeString::Owned(first.to_string())), value);
         return Ok(());
     }
-    let here = if walked.is_empty() {
-        first.to_string()
-    } else {
-        format!("{walked}.{first}")
-    };
+    let here = if walked.is_empty() { first.to_string() } else { format!("{walked}.{first}") };
     if !table.contains_key(*first) {
         // A new table next to one of a very similar name is most likely a typo.
         let near = table
@@ -306,15 +238,8 @@ fn apply_path<'a>(
             .filter(|k| crate::variant::compile::edit_distance(k, first) <= 2)
             .min_by_key(|k| crate::variant::compile::edit_distance(k, first));
         if let Some(near) = near {
-            let at = if walked.is_empty() {
-                String::new()
-            } else {
-                format!(" in `{walked}`")
-            };
-            return Err(sources.problem(
-                key_span,
-                format!("there is no `{first}`{at} (did you mean `{near}`?)"),
-            ));
+            let at = if walked.is_empty() { String::new() } else { format!(" in `{walked}`") };
+            return Err(sources.problem(key_span, format!("there is no `{first}`{at} (did you mean `{near}`?)")));
         }
         table.insert(
             Spanned::new(key_span.clone(), DeString::Owned(first.to_string())),
@@ -324,9 +249,6 @@ fn apply_path<'a>(
     match table.get_mut(*first).unwrap().get_mut() {
         DeValue::Table(t) => apply_path(sources, t, more, &here, value, key_span),
         DeValue::Array(a) => array_path(sources, a, more, &here, value, key_span),
-        other => Err(sources.problem(
-            key_span,
-            format!("`{here}` is a {}, not a table", other.type_str()),
-        )),
+        other => Err(sources.problem(key_span, format!("`{here}` is a {}, not a table", other.type_str()))),
     }
 }
