@@ -25,8 +25,15 @@ pub struct FixturesArgs {
     accept: bool,
 }
 
+impl FixturesArgs {
+    /// Plain runs of one target (for `varia watch`).
+    pub fn for_target(target: &str) -> FixturesArgs {
+        FixturesArgs { target: Some(target.to_string()), trace_dir: None, show: false, accept: false }
+    }
+}
+
 /// The fixtures folder: `./fixtures`, or the one of the checkout this was built from.
-fn fixtures_root() -> Option<PathBuf> {
+pub fn fixtures_root() -> Option<PathBuf> {
     [PathBuf::from("fixtures"), Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")]
         .into_iter()
         .find(|p| p.is_dir())
@@ -108,8 +115,8 @@ fn compare(path: &Path, trace: &str) -> Snapshot {
     match fixture::first_difference(&accepted, trace) {
         None => Snapshot::Same,
         Some(d) => Snapshot::Changed(format!(
-            "trace changed since the accepted snapshot; review it (`cargo test` shows the \
-             whole diff), then accept it with `varia fixtures {target} --accept` or fix the rules\n\
+            "trace changed since the accepted snapshot; review it (`cargo insta review`, or `cargo test` for the \
+             whole diff), then accept it there or with `varia fixtures {target} --accept` or fix the rules\n\
              {label}, first difference at line {}:\n\
              - accepted: {}\n\
              + now:      {}",

@@ -6,6 +6,7 @@
 
 mod bench;
 mod fixtures;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -98,6 +99,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run rule fixtures (fixtures/<variant>/*.toml): a line per fixture, then totals.
     Fixtures(fixtures::FixturesArgs),
+    /// Re-check a variant and re-run its fixtures on every save of its files.
+    Watch(watch::WatchArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -227,5 +230,6 @@ fn run(cmd: Command) -> Result<(), Fail> {
         }
         Command::Bench(args) => bench::run(args),
         Command::Fixtures(args) => fixtures::run(args),
+        Command::Watch(args) => watch::run(args),
     }
 }

@@ -138,3 +138,49 @@ fn perft_ends_with_the_count_alone() {
     assert!(lines.contains(&"e2-e4: 20"));
     assert_eq!(lines.last(), Some(&"400"));
 }
+
+#[test]
+fn watch_reloads_on_save_and_keeps_the_last_good_rules() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let dir = scratch("watch");
+    std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_varia"))
+        .args(["watch", dir.to_str().unwrap(), "--interval", "50", "--changes", "2"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // Waits (generously: this is not a timing test) for a line containing `what`.
+    let wait_for = |what: &str| -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            match rx.recv_timeout(Duration::from_secs(30)) {
+                Ok(line) => {
+                    let hit = line.contains(what);
+                    seen.push(line);
+                    if hit {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no `{what}` from varia watch; saw: {seen:?}"),
+            }
+        }
+    };
+    wait_for("ok: the rules load");
+    std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n[draws]\nrepetiton = 2\n").unwrap();
+    let lines = wait_for("keeping the last good ones");
+    let lines = [lines, wait_for("unknown field `repetiton`")].concat();
+    assert!(lines.iter().any(|l| l.contains("variant.toml:3:1: unknown field `repetiton`")), "{lines:?}");
+    std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n[draws]\nrepetition = 2\n").unwrap();
+    wait_for("rules reloaded: ok");
+    assert!(child.wait().unwrap().success());
+}

@@ -157,8 +157,8 @@ fn a_trace_that_changed_since_the_accepted_snapshot_fails_with_the_first_differe
         stdout(&o),
         format!(
             "FAIL  mine/mate\n\
-             \x20     trace changed since the accepted snapshot; review it (`cargo test` shows the whole diff), \
-             then accept it with `varia fixtures {} --accept` or fix the rules\n\
+             \x20     trace changed since the accepted snapshot; review it (`cargo insta review`, or `cargo test` \
+             for the whole diff), then accept it there or with `varia fixtures {} --accept` or fix the rules\n\
              \x20     {}, first difference at line 5:\n\
              \x20     - accepted: 8  r n b q k b . r\n\
              \x20     + now:      8  r n b q k b n r\n\

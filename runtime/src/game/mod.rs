@@ -169,7 +169,7 @@ impl Game {
                 let i = v.castling.iter().position(|x| std::ptr::eq(x, c)).unwrap();
                 if setup.castling & (1 << i) == 0 {
                     return format!(
-                        "castling {}-{} is no longer allowed (the king or rook has moved)",
+                        "castling {}-{} is no longer allowed (the king or the rook has moved, or the rook was captured)",
                         name(from),
                         name(to)
                     );

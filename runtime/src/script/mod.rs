@@ -380,8 +380,8 @@ fn misspelt_hooks(lua: &Lua, builtins: &[String], scripts: &[Script]) -> Vec<Pro
         if hooks.contains(&name.as_str()) {
             continue;
         }
-        let near = hooks.iter().min_by_key(|h| crate::variant::edit_distance(&name, h)).unwrap();
-        if name.starts_with("on_") || crate::variant::edit_distance(&name, near) <= 2 {
+        let near = hooks.iter().min_by_key(|h| crate::suggest::edit_distance(&name, h)).unwrap();
+        if name.starts_with("on_") || crate::suggest::edit_distance(&name, near) <= 2 {
             let info = f.info();
             let file = info.source.as_deref().and_then(|s| s.strip_prefix('@')).map(str::to_string);
             let file = file.unwrap_or_else(|| scripts.last().map(|s| s.label.clone()).unwrap_or_default());

@@ -44,34 +44,8 @@ impl<'a> Diagnostics<'a> {
 /// Turns a TOML error into a located problem, with a "did you mean" for misspelt keys.
 pub(crate) fn toml_problem(d: &mut Diagnostics, e: &toml::de::Error) {
     let mut message = e.message().trim().to_string();
-    if let Some(hint) = did_you_mean(&message) {
-        message.push_str(&hint);
-    }
+    message.push_str(&crate::suggest::for_unknown_field(&message));
     d.at(e.span().unwrap_or(0..0), message);
-}
-
-/// For "unknown field `x`, expected one of `a`, `b`", suggests the closest expected name.
-pub(crate) fn did_you_mean(message: &str) -> Option<String> {
-    let unknown = message.strip_prefix("unknown field `")?.split('`').next()?;
-    let expected: Vec<&str> = message.split("expected").nth(1)?.split('`').skip(1).step_by(2).collect();
-    let best = expected.iter().min_by_key(|c| edit_distance(unknown, c))?;
-    (edit_distance(unknown, best) <= unknown.len().max(2) / 2 + 1).then(|| format!(" (did you mean `{best}`?)"))
-}
-
-/// Levenshtein distance, for suggestions.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + (ca != *cb) as usize).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 /// One `variant.toml` of an `extends` chain.
@@ -270,11 +244,7 @@ impl Compiler<'_, '_> {
     fn unknown<'n>(&mut self, name: &Spanned<String>, what: &str, known: impl Iterator<Item = &'n str>) {
         let known: Vec<&str> = known.collect();
         let mut msg = format!("unknown {what} `{}`", name.get_ref());
-        if let Some(best) = known.iter().min_by_key(|k| edit_distance(name.get_ref(), k)) {
-            if edit_distance(name.get_ref(), best) <= name.get_ref().len() / 2 + 1 {
-                msg.push_str(&format!(" (did you mean `{best}`?)"));
-            }
-        }
+        msg.push_str(&crate::suggest::did_you_mean(name.get_ref(), known.iter().copied()));
         if known.is_empty() {
             msg.push_str(&format!("; no {what} is declared"));
         } else {
@@ -683,17 +653,4 @@ fn named_vectors(name: &str) -> Option<Vec<Offset>> {
         "backward-diagonal" => vec![(-1, -1), (1, -1)],
         _ => return None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggestions_pick_the_nearest_expected_key() {
-        let m = "unknown field `damgae`, expected one of `damage`, `range`, `aoe`";
-        assert_eq!(did_you_mean(m).as_deref(), Some(" (did you mean `damage`?)"));
-        assert_eq!(did_you_mean("unknown field `zzzzzzzz`, expected `a`, `b`"), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-    }
 }

@@ -18,7 +18,6 @@ use crate::geometry::{Geometry, Offset, Square};
 use crate::movegen::tables::Tables;
 use crate::piece::{KindId, Side};
 
-pub(crate) use compile::edit_distance;
 pub use load::{Script, find, known_variants, search_path};
 pub use reload::Reloader;
 pub use source::Override;

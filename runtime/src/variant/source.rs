@@ -235,8 +235,8 @@ fn apply_path<'a>(
         let near = table
             .keys()
             .map(|k| k.get_ref().to_string())
-            .filter(|k| crate::variant::compile::edit_distance(k, first) <= 2)
-            .min_by_key(|k| crate::variant::compile::edit_distance(k, first));
+            .filter(|k| crate::suggest::edit_distance(k, first) <= 2)
+            .min_by_key(|k| crate::suggest::edit_distance(k, first));
         if let Some(near) = near {
             let at = if walked.is_empty() { String::new() } else { format!(" in `{walked}`") };
             return Err(sources.problem(key_span, format!("there is no `{first}`{at} (did you mean `{near}`?)")));
