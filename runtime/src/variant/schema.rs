@@ -49,6 +49,11 @@ pub struct VariantFile {
     /// Limits for the variant's `rules.lua`.
     #[serde(default)]
     pub scripting: ScriptingSpec,
+    /// The computer player: evaluation weights and levels. Read and checked by
+    /// `varia::search` (see its docs for the keys).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub ai: toml::Table,
     /// The designer's own numbers, free-form, read by hooks with `game:param("name")`
     /// (through `Variant::data`).
     #[serde(default)]
