@@ -14,6 +14,12 @@ pub enum Event {
     Moved { side: Side, kind: KindId, from: Square, to: Square },
     /// A piece was removed by the opponent.
     Captured { side: Side, kind: KindId, square: Square },
+    /// A piece shot at a square without moving (the capture follows as `Captured`).
+    Shot { side: Side, kind: KindId, from: Square, to: Square },
+    /// A piece reached its promotion zone with nothing to become, and froze there.
+    Frozen { side: Side, square: Square },
+    /// A frozen piece became the piece its owner just lost.
+    Returned { side: Side, square: Square, from: KindId, to: KindId },
     /// A piece changed kind on promotion.
     Promoted { side: Side, square: Square, from: KindId, to: KindId },
     /// A castling moved the king and the rook.
@@ -64,6 +70,13 @@ impl Event {
             Event::Captured { side, kind: k, square } => {
                 json!({"event": "captured", "side": side.name(), "kind": kind(k), "square": sq(square)})
             }
+            Event::Shot { side, kind: k, from, to } => {
+                json!({"event": "shot", "side": side.name(), "kind": kind(k), "from": sq(from), "to": sq(to)})
+            }
+            Event::Frozen { side, square } => json!({"event": "frozen", "side": side.name(), "square": sq(square)}),
+            Event::Returned { side, square, from, to } => json!({
+                "event": "returned", "side": side.name(), "square": sq(square), "from": kind(from), "to": kind(to)
+            }),
             Event::Promoted { side, square, from, to } => json!({
                 "event": "promoted", "side": side.name(), "square": sq(square), "from": kind(from), "to": kind(to)
             }),
@@ -94,6 +107,11 @@ impl Event {
             Event::Captured { side, kind: k, square } => format!("{side} {} captured on {}", kind(k), sq(square)),
             Event::Promoted { side, square, from, to } => {
                 format!("{side} {} on {} promoted to {}", kind(from), sq(square), kind(to))
+            }
+            Event::Shot { side, kind: k, from, to } => format!("{side} {} on {} shoots {}", kind(k), sq(from), sq(to)),
+            Event::Frozen { side, square } => format!("{side} piece on {} frozen (nothing to promote to)", sq(square)),
+            Event::Returned { side, square, from, to } => {
+                format!("{side} frozen {} on {} returns as {}", kind(from), sq(square), kind(to))
             }
             Event::Castled { side, king_from, king_to, rook_from, rook_to } => format!(
                 "{side} castled: king {}-{}, rook {}-{}",

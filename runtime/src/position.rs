@@ -29,8 +29,49 @@ pub(crate) struct Position<B: Bits> {
     pub halfmove: u32,
     pub fullmove: u32,
     pub hash: u64,
-    /// Pieces that may not move, capture or attack this turn.
+    /// Pieces that may not move, capture or attack this turn: waiting or frozen.
     pub inactive: B,
+    /// Returned pieces waiting for their owner's turn to end, per owner.
+    pub waiting: [B; 2],
+    /// Frozen pieces (promoted with nothing to become)...
+    pub frozen: B,
+    /// ...per owner in arrival order: the oldest resolves first.
+    pub queue: [Queue; 2],
+    /// Captured pieces per owner and kind (tracked when a kind promotes from them).
+    pub graveyard: [[u8; MAX_KINDS]; 2],
+}
+
+/// Frozen squares of one side, oldest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Queue {
+    sq: [u8; 16],
+    len: u8,
+}
+
+impl Queue {
+    pub fn squares(&self) -> &[u8] {
+        &self.sq[..self.len as usize]
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    fn push(&mut self, sq: u8) {
+        if (self.len as usize) < self.sq.len() {
+            self.sq[self.len as usize] = sq;
+            self.len += 1;
+        }
+    }
+    fn remove(&mut self, sq: u8) {
+        if let Some(i) = self.squares().iter().position(|&s| s == sq) {
+            self.sq.copy_within(i + 1..self.len as usize, i);
+            self.len -= 1;
+        }
+    }
+    fn pop_front(&mut self) -> Option<u8> {
+        let first = *self.squares().first()?;
+        self.remove(first);
+        Some(first)
+    }
 }
 
 #[inline(always)]
@@ -52,10 +93,34 @@ impl<B: Bits> Position<B> {
             fullmove: s.fullmove,
             hash: 0,
             inactive: B::EMPTY,
+            waiting: [B::EMPTY; 2],
+            frozen: B::EMPTY,
+            queue: [Queue::default(); 2],
+            graveyard: [[0; MAX_KINDS]; 2],
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
         }
+        for side in Side::BOTH {
+            for k in 0..MAX_KINDS {
+                p.set_graveyard(t, side, k, s.graveyard[side.index()][k]);
+            }
+        }
+        for &sq in &s.frozen {
+            if let Some(piece) = p.piece_at(sq) {
+                let before = p.queue[piece.side.index()];
+                p.queue[piece.side.index()].push(sq.0);
+                p.frozen = p.frozen.with(sq.index());
+                p.rehash_queue(t, piece.side, before);
+            }
+        }
+        for &sq in &s.waiting {
+            if let Some(piece) = p.piece_at(sq) {
+                p.waiting[piece.side.index()] = p.waiting[piece.side.index()].with(sq.index());
+                p.hash ^= t.zobrist.waiting[sq.index()];
+            }
+        }
+        p.refresh_inactive();
         if p.stm == Side::Black {
             p.hash ^= t.zobrist.side;
         }
@@ -80,6 +145,89 @@ impl<B: Bits> Position<B> {
             ep_victim: self.ep.any().then_some(Square(self.ep_victim)),
             halfmove: self.halfmove,
             fullmove: self.fullmove,
+            graveyard: self.graveyard,
+            frozen: self.queue.iter().flat_map(|q| q.squares().iter().map(|&s| Square(s))).collect(),
+            waiting: (self.waiting[0] | self.waiting[1]).iter().map(|s| Square(s as u8)).collect(),
+        }
+    }
+
+    fn refresh_inactive(&mut self) {
+        self.inactive = self.waiting[0] | self.waiting[1] | self.frozen;
+    }
+
+    fn set_graveyard(&mut self, t: &Tables<B>, side: Side, kind: usize, count: u8) {
+        let key = |c: u8| t.zobrist.graveyard[(side.index() * MAX_KINDS + kind) * 16 + c.min(15) as usize];
+        let old = self.graveyard[side.index()][kind];
+        if old != count {
+            self.hash ^= key(old) ^ key(count);
+            self.graveyard[side.index()][kind] = count;
+        }
+    }
+
+    /// Re-keys the hash for a side's frozen queue after it changed from `before`.
+    fn rehash_queue(&mut self, t: &Tables<B>, side: Side, before: Queue) {
+        for (i, &s) in before.squares().iter().enumerate() {
+            self.hash ^= t.zobrist.frozen[s as usize * 16 + i];
+        }
+        for (i, &s) in self.queue[side.index()].squares().iter().enumerate() {
+            self.hash ^= t.zobrist.frozen[s as usize * 16 + i];
+        }
+    }
+
+    /// A piece of `side` stands on `sq` and cannot act until its owner's next turn ends.
+    fn make_wait(&mut self, t: &Tables<B>, side: Side, sq: usize) {
+        if !self.waiting[side.index()].has(sq) {
+            self.waiting[side.index()] = self.waiting[side.index()].with(sq);
+            self.hash ^= t.zobrist.waiting[sq];
+        }
+    }
+
+    /// A piece left the board: it goes to its owner's graveyard (when tracked), and leaves
+    /// the frozen queue if it was frozen.
+    fn lost(&mut self, t: &Tables<B>, sq: usize, code: u8) {
+        let side = Side::from_index(((code - 1) & 1) as usize);
+        if t.track_graveyard {
+            let k = kind_of(code);
+            let n = self.graveyard[side.index()][k].saturating_add(1);
+            self.set_graveyard(t, side, k, n);
+        }
+        if self.frozen.has(sq) {
+            let before = self.queue[side.index()];
+            self.queue[side.index()].remove(sq as u8);
+            self.frozen = self.frozen.without(sq);
+            self.rehash_queue(t, side, before);
+        }
+        if self.waiting[side.index()].has(sq) {
+            self.waiting[side.index()] = self.waiting[side.index()].without(sq);
+            self.hash ^= t.zobrist.waiting[sq];
+        }
+    }
+
+    /// After `side` lost a piece of `kind`: its oldest frozen piece becomes that piece
+    /// (which leaves the graveyard again), and waits if the rule says so.
+    fn resolve_frozen<S: Sink>(&mut self, t: &Tables<B>, side: Side, kind: usize, ev: &mut S) {
+        let before = self.queue[side.index()];
+        let Some(sq) = self.queue[side.index()].pop_front() else { return };
+        let sq = sq as usize;
+        self.rehash_queue(t, side, before);
+        self.frozen = self.frozen.without(sq);
+        let old = self.remove(t, sq);
+        let rule = t.promo[kind_of(old)].as_ref();
+        if t.track_graveyard {
+            let n = self.graveyard[side.index()][kind].saturating_sub(1);
+            self.set_graveyard(t, side, kind, n);
+        }
+        self.put(t, sq, Piece::new(KindId(kind as u8), side).code());
+        if rule.is_some_and(|r| r.waits) {
+            self.make_wait(t, side, sq);
+        }
+        if S::ON {
+            ev.push(Event::Returned {
+                side,
+                square: Square(sq as u8),
+                from: KindId(kind_of(old) as u8),
+                to: KindId(kind as u8),
+            });
         }
     }
 
@@ -174,6 +322,13 @@ impl<B: Bits> Position<B> {
         let kind = kind_of(code);
         let mut progress = t.progress & (1 << kind) != 0;
 
+        // The mover's returned pieces have waited through this turn: free them.
+        if self.waiting[us.index()].any() {
+            for s in self.waiting[us.index()].iter() {
+                self.hash ^= t.zobrist.waiting[s];
+            }
+            self.waiting[us.index()] = B::EMPTY;
+        }
         if self.ep.any() {
             for s in self.ep.iter() {
                 self.hash ^= t.zobrist.ep[s];
@@ -185,6 +340,8 @@ impl<B: Bits> Position<B> {
             self.set_castling(t, rights);
         }
 
+        // The piece the action took, if any: (square, code).
+        let mut taken: Option<(usize, u8)> = None;
         match a.kind {
             ActionKind::Castle(i) => {
                 let c = &t.castles[i as usize];
@@ -203,58 +360,82 @@ impl<B: Bits> Position<B> {
                 }
             }
             ActionKind::Shot => {
-                let victim = self.remove(t, to);
-                progress = true;
+                taken = Some((to, self.remove(t, to)));
                 if S::ON {
-                    ev.push(Event::Captured { side: us.opponent(), kind: KindId(kind_of(victim) as u8), square: a.to });
+                    ev.push(Event::Shot { side: us, kind: KindId(kind as u8), from: a.from, to: a.to });
                 }
             }
             ActionKind::EnPassant => {
                 let vsq = self.ep_victim as usize;
-                let victim = self.remove(t, vsq);
-                progress = true;
+                taken = Some((vsq, self.remove(t, vsq)));
                 self.remove(t, from);
                 self.put(t, to, code);
                 if S::ON {
                     ev.push(Event::Moved { side: us, kind: KindId(kind as u8), from: a.from, to: a.to });
-                    ev.push(Event::Captured {
-                        side: us.opponent(),
-                        kind: KindId(kind_of(victim) as u8),
-                        square: Square(vsq as u8),
-                    });
                 }
             }
             ActionKind::Normal | ActionKind::Skip => {
                 let target = self.code(to);
                 if target != 0 {
-                    self.remove(t, to);
-                    progress = true;
+                    taken = Some((to, self.remove(t, to)));
                 }
                 self.remove(t, from);
                 self.put(t, to, code);
                 if S::ON {
                     ev.push(Event::Moved { side: us, kind: KindId(kind as u8), from: a.from, to: a.to });
-                    if target != 0 {
-                        ev.push(Event::Captured {
-                            side: us.opponent(),
-                            kind: KindId(kind_of(target) as u8),
-                            square: a.to,
-                        });
-                    }
                 }
                 if a.kind == ActionKind::Skip {
                     self.set_skipped(t, from, to);
                 }
             }
         }
-
-        if let Some(p) = a.promotion {
-            self.remove(t, to);
-            self.put(t, to, Piece::new(p, us).code());
+        if let Some((sq, victim)) = taken {
+            progress = true;
+            self.lost(t, sq, victim);
             if S::ON {
-                ev.push(Event::Promoted { side: us, square: a.to, from: KindId(kind as u8), to: p });
+                ev.push(Event::Captured {
+                    side: us.opponent(),
+                    kind: KindId(kind_of(victim) as u8),
+                    square: Square(sq as u8),
+                });
             }
         }
+
+        if let Some(rule) = t.promo[kind].as_ref() {
+            if let Some(p) = a.promotion {
+                self.remove(t, to);
+                self.put(t, to, Piece::new(p, us).code());
+                if rule.graveyard {
+                    let n = self.graveyard[us.index()][p.index()].saturating_sub(1);
+                    self.set_graveyard(t, us, p.index(), n);
+                }
+                if rule.waits {
+                    self.make_wait(t, us, to);
+                }
+                if S::ON {
+                    ev.push(Event::Promoted { side: us, square: a.to, from: KindId(kind as u8), to: p });
+                }
+            } else if rule.when_empty == crate::variant::WhenEmpty::Freeze
+                && matches!(a.kind, ActionKind::Normal | ActionKind::Skip)
+                && t.promo_zone[us.index()][kind].has(to)
+            {
+                // It reached the zone with nothing to become: it freezes there.
+                let before = self.queue[us.index()];
+                self.queue[us.index()].push(to as u8);
+                self.frozen = self.frozen.with(to);
+                self.rehash_queue(t, us, before);
+                if S::ON {
+                    ev.push(Event::Frozen { side: us, square: a.to });
+                }
+            }
+        }
+        if let Some((_, victim)) = taken {
+            let side = us.opponent();
+            if !self.queue[side.index()].is_empty() {
+                self.resolve_frozen(t, side, kind_of(victim), ev);
+            }
+        }
+        self.refresh_inactive();
 
         self.halfmove = if progress { 0 } else { self.halfmove + 1 };
         if us == Side::Black {

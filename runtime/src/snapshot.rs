@@ -57,7 +57,7 @@ impl Game {
         o.insert("in_check".into(), json!(self.in_check()));
         o.insert("outcome".into(), self.outcome().map_or(Value::Null, |x| x.to_json()));
         o.insert("events".into(), Value::Array(self.last_events().iter().map(|e| e.to_json(v)).collect()));
-        let moves: Vec<String> = self.history().iter().map(|a| self.format(a)).collect();
+        let moves = self.history_text();
         o.insert("history".into(), json!({"start": self.start_fen(), "moves": moves}));
         obj
     }
@@ -162,7 +162,23 @@ fn position_json(v: &Variant, s: &Setup) -> Value {
         "en_passant_victim": s.ep_victim.map(|q| v.square_name(q)),
         "halfmove_clock": s.halfmove,
         "fullmove": s.fullmove,
+        "graveyard": graveyard_json(v, s),
+        "frozen": s.frozen.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>(),
+        "waiting": s.waiting.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>(),
     })
+}
+
+/// `{"white": [...], "black": [...]}`: captured kinds by name, in the variant's order.
+fn graveyard_json(v: &Variant, s: &Setup) -> Value {
+    let list = |side: Side| -> Vec<String> {
+        s.graveyard[side.index()]
+            .iter()
+            .enumerate()
+            .take(v.kinds.len())
+            .flat_map(|(k, &n)| std::iter::repeat_n(v.kinds[k].name.clone(), n as usize))
+            .collect()
+    };
+    json!({"white": list(Side::White), "black": list(Side::Black)})
 }
 
 fn setup_from_json(v: &Variant, obj: &serde_json::Map<String, Value>) -> Result<Setup, SnapshotError> {
@@ -230,6 +246,27 @@ fn setup_from_json(v: &Variant, obj: &serde_json::Map<String, Value>) -> Result<
             Some(x) => x.as_u64().map(|n| n as u32).ok_or_else(|| field(f, "expected a whole number")),
         }
     };
+    let squares = |f: &str| -> Result<Vec<Square>, SnapshotError> {
+        match obj.get(f) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(list)) => list.iter().map(|x| sq(f, x)).collect(),
+            Some(_) => Err(field(f, "expected a list of squares")),
+        }
+    };
+    let mut graveyard = [[0u8; crate::piece::MAX_KINDS]; 2];
+    if let Some(g) = obj.get("graveyard").filter(|g| !g.is_null()) {
+        for side in Side::BOTH {
+            let list = g
+                .get(side.name())
+                .and_then(Value::as_array)
+                .ok_or_else(|| field("graveyard", "expected {\"white\": [kinds], \"black\": [kinds]}"))?;
+            for k in list {
+                let name = k.as_str().unwrap_or("");
+                let id = v.kind_named(name).ok_or_else(|| field("graveyard", format!("unknown kind `{name}`")))?;
+                graveyard[side.index()][id.index()] += 1;
+            }
+        }
+    }
     let setup = Setup {
         pieces,
         to_move,
@@ -238,6 +275,9 @@ fn setup_from_json(v: &Variant, obj: &serde_json::Map<String, Value>) -> Result<
         ep_victim,
         halfmove: num("halfmove_clock", 0)?,
         fullmove: num("fullmove", 1)?.max(1),
+        graveyard,
+        frozen: squares("frozen")?,
+        waiting: squares("waiting")?,
     };
     // The same checks as FEN: castling pieces present, en-passant squares sensible.
     fen::parse(v, &fen::write(v, &setup)).map_err(|e| field("(position)", e.to_string()))?;

@@ -135,5 +135,5 @@ fn a_reloader_swaps_in_good_rules_and_keeps_the_last_good_ones() {
     // Rules under which the history is illegal are refused, naming the action.
     let no_double_step = Variant::load_with("standard", &set(&["pieces.pawn.moves.1.range=1"])).unwrap();
     let e = g.with_variant(no_double_step).unwrap_err().to_string();
-    assert!(e.starts_with("replaying under the new rules: action 1 (`e2-e4`)"), "{e}");
+    assert!(e.starts_with("move 1 (`e2-e4`): under the new rules: e2-e4 is illegal"), "{e}");
 }

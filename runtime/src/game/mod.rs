@@ -31,8 +31,9 @@ pub enum RuleError {
     Illegal { action: String, why: String },
     #[error("the game is over ({0})")]
     GameOver(String),
-    /// Replaying a game under new rules failed at this action (1-based; 0 = the start).
-    #[error("replaying under the new rules: action {index} (`{action}`): {why}")]
+    /// Replaying a move list (pasted, or a game under new rules) failed at this move
+    /// (1-based; 0 = the start).
+    #[error("move {index} (`{action}`): {why}")]
     Replay { index: usize, action: String, why: String },
     /// A hook failed; the action was rolled back and the game is as it was.
     #[error("{0} (in hook `{hook}`; the action was rolled back)", hook = .0.hook)]
@@ -209,12 +210,16 @@ impl Game {
         let start = fen::parse(&variant, &self.start_fen()).map_err(|e| RuleError::Replay {
             index: 0,
             action: "(start)".into(),
-            why: e.to_string(),
+            why: format!("under the new rules: {e}"),
         })?;
         let mut g = Game::from_setup_seeded(variant, start, self.seed);
         for (i, a) in self.history().iter().enumerate() {
             let text = self.format(a);
-            g.play(&text).map_err(|e| RuleError::Replay { index: i + 1, action: text, why: e.to_string() })?;
+            g.play(&text).map_err(|e| RuleError::Replay {
+                index: i + 1,
+                action: text,
+                why: format!("under the new rules: {e}"),
+            })?;
         }
         Ok(g)
     }
@@ -305,6 +310,42 @@ impl Game {
     /// The actions played so far.
     pub fn history(&self) -> Vec<Action> {
         self.history.iter().map(|p| p.action).collect()
+    }
+
+    /// The actions played so far, in notation, with `+X` where a frozen piece returned.
+    pub fn history_text(&self) -> Vec<String> {
+        self.history
+            .iter()
+            .map(|p| {
+                let mut t = self.format(&p.action);
+                for e in &p.events {
+                    if let Event::Returned { to, .. } = e {
+                        t.push('+');
+                        t.push(self.variant.kind(*to).letter);
+                    }
+                }
+                t
+            })
+            .collect()
+    }
+
+    /// The move list as one line of text (what "copy moves" puts on the clipboard).
+    pub fn moves_text(&self) -> String {
+        self.history_text().join(" ")
+    }
+
+    /// A game from the variant's start and a move list (what "paste moves" reads): moves
+    /// separated by spaces, commas or new lines; move numbers like `12.` are skipped. On
+    /// any error nothing is built and the error names the move.
+    pub fn from_moves(variant: Arc<Variant>, text: &str) -> Result<Game, RuleError> {
+        let mut g = Game::new(variant);
+        let moves = text
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|m| !m.is_empty() && !m.trim_end_matches('.').chars().all(|c| c.is_ascii_digit()));
+        for (i, m) in moves.enumerate() {
+            g.play(m).map_err(|e| RuleError::Replay { index: i + 1, action: m.to_string(), why: e.to_string() })?;
+        }
+        Ok(g)
     }
 
     /// The events of the last action.

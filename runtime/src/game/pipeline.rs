@@ -114,10 +114,23 @@ impl Game {
         }
     }
 
-    /// Parses and applies an action written in the variant's notation.
+    /// Parses and applies an action written in the variant's notation. A `+X` suffix
+    /// (a frozen piece returning as X) must match what happens, or nothing changes.
     pub fn play(&mut self, text: &str) -> Result<Vec<Event>, RuleError> {
         let a = self.parse_action(text)?;
-        self.apply_unchecked(a)
+        let returned = notation::parse(&self.variant, text)?.returned;
+        let events = self.apply_unchecked(a)?;
+        if let Some(k) = returned {
+            let ok = events.iter().any(|e| matches!(e, Event::Returned { to, .. } if *to == k));
+            if !ok {
+                self.undo(1);
+                return Err(RuleError::Illegal {
+                    action: text.trim().to_string(),
+                    why: format!("no frozen piece returns as {} after it", self.variant.kind(k).name),
+                });
+            }
+        }
+        Ok(events)
     }
 
     /// Runs the pipeline for an action known to be legal. On error, restores everything.

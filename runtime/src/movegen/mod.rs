@@ -18,7 +18,7 @@ use crate::event::NoEvents;
 use crate::geometry::Square;
 use crate::piece::MAX_KINDS;
 use crate::position::{Position, kind_of};
-use crate::variant::{Mode, Shape};
+use crate::variant::{Mode, Shape, WhenEmpty};
 use tables::{CAtom, Tables};
 
 /// The squares an atom reaches from `from` with occupancy `occ` (before the mode and
@@ -85,7 +85,12 @@ impl<B: Bits> Guard<B> {
         if royals.is_empty() {
             return Guard::Off;
         }
-        if royals.more_than_one() || t.slide_attacks[them.index()].len() > MAX_PINS {
+        // Several royals, too many slide directions, or an opponent piece that a capture
+        // could bring back (a frozen piece resolving): test each move exactly.
+        if royals.more_than_one()
+            || t.slide_attacks[them.index()].len() > MAX_PINS
+            || !pos.queue[them.index()].is_empty()
+        {
             return Guard::Exact;
         }
         let king = royals.lsb();
@@ -225,7 +230,22 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
         let kt = &t.kinds[s][k];
         let royal = t.royal & (1 << k) != 0;
         let zone = t.promo_zone[s][k];
-        let promos: &[crate::piece::KindId] = if zone.any() { &t.promo_to[k] } else { &[] };
+        // The kinds it may become here, and what to do when there is none.
+        let mut graveyard_kinds = [crate::piece::KindId(0); MAX_KINDS];
+        let (promos, when_empty): (&[crate::piece::KindId], WhenEmpty) = match t.promo[k].as_ref() {
+            None => (&[], WhenEmpty::Stay),
+            Some(r) if r.graveyard => {
+                let mut n = 0;
+                for (kk, &count) in pos.graveyard[s].iter().enumerate() {
+                    if count > 0 && r.filter & (1 << kk) != 0 {
+                        graveyard_kinds[n] = crate::piece::KindId(kk as u8);
+                        n += 1;
+                    }
+                }
+                (&graveyard_kinds[..n], r.when_empty)
+            }
+            Some(r) => (&r.list, r.when_empty),
+        };
         for from in pcs.iter() {
             let fsq = Square(from as u8);
             let mut seen = B::EMPTY;
@@ -238,6 +258,9 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                 if kind != ActionKind::Shot && zone.has(to) {
                     for &p in promos {
                         out.push(a.promoting(p));
+                    }
+                    if promos.is_empty() && when_empty != WhenEmpty::Forbid {
+                        out.push(a);
                     }
                 } else {
                     out.push(a);

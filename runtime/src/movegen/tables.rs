@@ -34,8 +34,10 @@ pub(crate) struct Tables<B: Bits> {
     pub regions: Vec<[B; 2]>,
     /// Per side and kind: where it promotes (empty if it does not).
     pub promo_zone: [Vec<B>; 2],
-    /// Per kind: the kinds it may promote to.
-    pub promo_to: Vec<Vec<crate::piece::KindId>>,
+    /// Per kind: how it promotes (None: it does not).
+    pub promo: Vec<Option<PromoRule>>,
+    /// Some kind promotes from the graveyard: captured pieces are counted.
+    pub track_graveyard: bool,
     /// Per square: the castling rights that survive a move from or to it.
     pub castle_keep: Vec<u32>,
     pub castles: Vec<CastleTables<B>>,
@@ -75,6 +77,20 @@ pub(crate) struct CAtom<B: Bits> {
     pub cannot_capture: u32,
 }
 
+/// How a kind promotes, compiled.
+#[derive(Debug, Clone)]
+pub(crate) struct PromoRule {
+    /// The kinds it may become (source "list").
+    pub list: Vec<crate::piece::KindId>,
+    /// The new piece comes from the owner's graveyard...
+    pub graveyard: bool,
+    /// ...and must be one of these kinds (bit per kind).
+    pub filter: u32,
+    pub when_empty: crate::variant::WhenEmpty,
+    /// The returned piece waits for its owner's next turn to end.
+    pub waits: bool,
+}
+
 /// Attackers along one direction: kinds that slide that way, looked for by scanning
 /// from the target along `scan` (the opposite direction).
 #[derive(Debug, Clone)]
@@ -106,6 +122,12 @@ pub(crate) struct Zobrist {
     pub side: u64,
     pub castle: [u64; 32],
     pub ep: Vec<u64>,
+    /// Pieces waiting a turn, per square.
+    pub waiting: Vec<u64>,
+    /// Frozen pieces, per square and place in the queue (`[sq * 16 + place]`).
+    pub frozen: Vec<u64>,
+    /// Graveyard counts: `[(side * MAX_KINDS + kind) * 16 + count]`.
+    pub graveyard: Vec<u64>,
 }
 
 impl Zobrist {
@@ -124,6 +146,9 @@ impl Zobrist {
             side: next(),
             castle: std::array::from_fn(|_| next()),
             ep: (0..nsq).map(|_| next()).collect(),
+            waiting: (0..nsq).map(|_| next()).collect(),
+            frozen: (0..nsq * 16).map(|_| next()).collect(),
+            graveyard: (0..2 * MAX_KINDS * 16).map(|_| next()).collect(),
         }
     }
 }
@@ -156,7 +181,8 @@ impl<B: Bits> Tables<B> {
             cond_attackers: [0; 2],
             regions: vec![],
             promo_zone: [vec![], vec![]],
-            promo_to: vec![],
+            promo: vec![],
+            track_graveyard: false,
             castle_keep: vec![],
             castles: vec![],
             royal: 0,
@@ -350,7 +376,20 @@ impl<B: Bits> Tables<B> {
                 v.kinds.iter().map(|k| k.promotion.as_ref().map_or(B::EMPTY, |p| t.regions[p.zone][s])).collect();
         }
 
-        t.promo_to = v.kinds.iter().map(|k| k.promotion.as_ref().map_or(vec![], |p| p.to.clone())).collect();
+        t.promo = v
+            .kinds
+            .iter()
+            .map(|k| {
+                k.promotion.as_ref().map(|p| PromoRule {
+                    list: p.to.clone(),
+                    graveyard: p.from_graveyard,
+                    filter: if p.to.is_empty() { u32::MAX } else { p.to.iter().fold(0, |m, k| m | 1 << k.0) },
+                    when_empty: p.when_empty,
+                    waits: p.returned_waits,
+                })
+            })
+            .collect();
+        t.track_graveyard = t.promo.iter().flatten().any(|p| p.graveyard);
         t.castle_keep = vec![u32::MAX; nsq];
         for (i, c) in v.castling.iter().enumerate() {
             t.castle_keep[c.king.index()] &= !(1 << i);

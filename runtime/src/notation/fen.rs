@@ -7,7 +7,11 @@
 //! - the en-passant field may list several squares, comma-separated (`e3,e4` after a
 //!   three-square pawn step).
 //!
-//! Trailing fields may be left out: they default to `w - - 0 1`.
+//! Trailing fields may be left out: they default to `w - - 0 1`. After the six fields,
+//! optional `name=value` fields carry state chess does not have:
+//! - `graveyard=QNp`: captured pieces by letter (white upper case, black lower case);
+//! - `frozen=a10,c1`: frozen pieces, oldest first;
+//! - `waiting=d1`: returned pieces that cannot act until their owner's turn ends.
 
 use thiserror::Error;
 
@@ -27,12 +31,22 @@ pub struct Setup {
     pub ep_victim: Option<Square>,
     pub halfmove: u32,
     pub fullmove: u32,
+    /// Captured pieces per side (`[white, black]`) and kind.
+    pub graveyard: [[u8; crate::piece::MAX_KINDS]; 2],
+    /// Frozen pieces, oldest first.
+    pub frozen: Vec<Square>,
+    /// Pieces waiting for their owner's turn to end.
+    pub waiting: Vec<Square>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FenError {
-    #[error("a FEN has at most 6 fields (board, side, castling, en passant, halfmove, fullmove); found {0}")]
-    Fields(usize),
+    #[error(
+        "a FEN has 6 fields (board, side, castling, en passant, halfmove, fullmove) and then only name=value fields (graveyard=, frozen=, waiting=); `{0}` is neither"
+    )]
+    Fields(String),
+    #[error("{field} field: {why}")]
+    Extra { field: String, why: String },
     #[error("the FEN is empty")]
     Empty,
     #[error("board field: {0}")]
@@ -49,12 +63,14 @@ pub enum FenError {
 
 /// Reads a FEN for this variant.
 pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    if fields.is_empty() {
+    let all: Vec<&str> = text.split_whitespace().collect();
+    if all.is_empty() {
         return Err(FenError::Empty);
     }
+    let n = all.iter().position(|f| f.contains('=')).unwrap_or(all.len());
+    let (fields, extras) = all.split_at(n);
     if fields.len() > 6 {
-        return Err(FenError::Fields(fields.len()));
+        return Err(FenError::Fields(fields[6].to_string()));
     }
     let g = v.geometry;
     let pieces = parse_board(v, fields[0])?;
@@ -138,7 +154,47 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
     };
     let halfmove = counter(4, "halfmove", 0)?;
     let fullmove = counter(5, "fullmove", 1)?.max(1);
-    Ok(Setup { pieces, to_move, castling, en_passant, ep_victim, halfmove, fullmove })
+    let mut setup = Setup {
+        pieces,
+        to_move,
+        castling,
+        en_passant,
+        ep_victim,
+        halfmove,
+        fullmove,
+        graveyard: [[0; crate::piece::MAX_KINDS]; 2],
+        frozen: Vec::new(),
+        waiting: Vec::new(),
+    };
+    for extra in extras {
+        let (name, value) = extra.split_once('=').ok_or_else(|| FenError::Fields(extra.to_string()))?;
+        let bad = |why: String| FenError::Extra { field: name.to_string(), why };
+        match name {
+            "graveyard" => {
+                for c in value.chars() {
+                    let k = v
+                        .kind_by_letter(c)
+                        .filter(|_| c.is_ascii_alphabetic())
+                        .ok_or_else(|| bad(format!("`{c}` is not a piece letter of this variant")))?;
+                    let side = if c.is_ascii_uppercase() { 0 } else { 1 };
+                    setup.graveyard[side][k.index()] += 1;
+                }
+            }
+            "frozen" | "waiting" => {
+                for sq in value.split(',').filter(|s| !s.is_empty()) {
+                    let s = g.parse(sq).map_err(|e| bad(e.to_string()))?;
+                    if !setup.pieces.iter().any(|&(q, _)| q == s) {
+                        return Err(bad(format!("{sq} is empty")));
+                    }
+                    if name == "frozen" { setup.frozen.push(s) } else { setup.waiting.push(s) }
+                }
+            }
+            other => {
+                return Err(FenError::Fields(format!("{other}=")));
+            }
+        }
+    }
+    Ok(setup)
 }
 
 fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenError> {
@@ -225,12 +281,31 @@ pub fn write(v: &Variant, s: &Setup) -> String {
     let castling: String =
         v.castling.iter().enumerate().filter(|(i, _)| s.castling & (1 << i) != 0).map(|(_, e)| e.right).collect();
     let ep: Vec<String> = s.en_passant.iter().map(|&q| v.square_name(q)).collect();
-    format!(
+    let mut out = format!(
         "{board} {} {} {} {} {}",
         if s.to_move == Side::White { "w" } else { "b" },
         if castling.is_empty() { "-".into() } else { castling },
         if ep.is_empty() { "-".into() } else { ep.join(",") },
         s.halfmove,
         s.fullmove
-    )
+    );
+    let mut graveyard = String::new();
+    for side in Side::BOTH {
+        for (k, &n) in s.graveyard[side.index()].iter().enumerate().take(v.kinds.len()) {
+            for _ in 0..n {
+                graveyard.push(v.letter(Piece::new(crate::piece::KindId(k as u8), side)));
+            }
+        }
+    }
+    if !graveyard.is_empty() {
+        out.push_str(&format!(" graveyard={graveyard}"));
+    }
+    let names = |l: &[Square]| l.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>().join(",");
+    if !s.frozen.is_empty() {
+        out.push_str(&format!(" frozen={}", names(&s.frozen)));
+    }
+    if !s.waiting.is_empty() {
+        out.push_str(&format!(" waiting={}", names(&s.waiting)));
+    }
+    out
 }

@@ -3,7 +3,9 @@
 //! An action is written `from-to`, case-insensitively; the dash may be left out
 //! (`e2e4`) or written `x` for a capture. A promotion adds `=X` with the new kind's
 //! letter. Castling is written as the king's move (`e1-g1`), a ranged shot as
-//! shooter-target (`b1-b3`).
+//! shooter-target (`b1-b3`). A capture after which the loser's frozen piece returns adds
+//! `+X` (the kind it returns as; informative, since it is forced). A trailing `+` or `#`
+//! (check, mate) is accepted and ignored.
 
 pub mod fen;
 
@@ -20,6 +22,8 @@ pub struct Written {
     pub from: Square,
     pub to: Square,
     pub promotion: Option<KindId>,
+    /// `+X`: the kind the opponent's frozen piece returns as after this capture.
+    pub returned: Option<KindId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -42,7 +46,22 @@ pub fn format(v: &Variant, a: &Action) -> String {
 /// Reads an action's text (it is not yet checked against the position).
 pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
     let err = |why: String| NotationError { text: text.to_string(), why };
-    let t = text.trim();
+    let t = text.trim().trim_end_matches(['#', '+']);
+    let letter = |c: char| v.kind_by_letter(c).filter(|_| c.is_ascii_alphabetic());
+    let (t, returned) = match t.rsplit_once('+') {
+        Some((body, x)) => {
+            let mut cs = x.chars();
+            match (cs.next().and_then(letter), cs.next()) {
+                (Some(k), None) => (body, Some(k)),
+                _ => {
+                    return Err(err(format!(
+                        "`+{x}` should be `+` and one piece letter (the kind a frozen piece returns as)"
+                    )));
+                }
+            }
+        }
+        None => (t, None),
+    };
     let (body, promo) = match t.split_once('=') {
         Some((b, p)) => (b, Some(p)),
         None => (t, None),
@@ -63,5 +82,5 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
             }
         }
     };
-    Ok(Written { from, to, promotion })
+    Ok(Written { from, to, promotion, returned })
 }

@@ -183,10 +183,30 @@ impl Compiler<'_, '_> {
                         None => self.unknown(t, "piece kind", names.iter().map(|s| s.as_str())),
                     }
                 }
-                if pr.to.is_empty() {
-                    self.err(pr.zone.span(), "a promotion needs at least one kind in `to`");
+                let from_graveyard = match pr.source.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
+                    None | Some(("list", _)) => false,
+                    Some(("graveyard", _)) => true,
+                    Some((other, sp)) => {
+                        self.err(sp, format!("unknown promotion source `{other}`; expected \"list\" or \"graveyard\""));
+                        false
+                    }
+                };
+                if pr.to.is_empty() && !from_graveyard {
+                    self.err(pr.zone.span(), "a promotion needs at least one kind in `to` (or source = \"graveyard\")");
                 }
-                Some(Promotion { zone: zone?, to })
+                let when_empty = match pr.when_empty.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
+                    None | Some(("stay", _)) => WhenEmpty::Stay,
+                    Some(("freeze", _)) => WhenEmpty::Freeze,
+                    Some(("forbid", _)) => WhenEmpty::Forbid,
+                    Some((other, sp)) => {
+                        self.err(
+                            sp,
+                            format!("unknown `when_empty` `{other}`; expected \"freeze\", \"stay\" or \"forbid\""),
+                        );
+                        WhenEmpty::Stay
+                    }
+                };
+                Some(Promotion { zone: zone?, to, from_graveyard, when_empty, returned_waits: pr.returned_waits })
             });
             kinds.push(Kind {
                 name: name.clone(),

@@ -146,6 +146,23 @@ impl Atom {
 pub struct Promotion {
     pub zone: usize,
     pub to: Vec<KindId>,
+    /// The new piece comes from the owner's graveyard (captured pieces).
+    pub from_graveyard: bool,
+    /// What happens with nothing to promote to.
+    pub when_empty: WhenEmpty,
+    /// The returned piece cannot act until its owner has finished their next turn.
+    pub returned_waits: bool,
+}
+
+/// A promotion with nothing to promote to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenEmpty {
+    /// The piece stays, frozen, until its owner loses a piece, which it then becomes.
+    Freeze,
+    /// The piece stays as it is.
+    Stay,
+    /// The move is not allowed.
+    Forbid,
 }
 
 /// A named set of squares, per side.

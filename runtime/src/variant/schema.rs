@@ -280,8 +280,21 @@ pub struct MoveSpec {
 pub struct PromotionSpec {
     /// The region (see `[regions]`) where the piece promotes.
     pub zone: Name,
-    /// The kinds it may become.
+    /// The kinds it may become (with `source = "list"`; with "graveyard", an optional
+    /// filter on what may come back).
+    #[serde(default)]
     pub to: Vec<Name>,
+    /// Where the new piece comes from: "list" (default: any kind of `to`) or
+    /// "graveyard" (a piece of the owner's that was captured, which leaves the graveyard).
+    pub source: Option<Spanned<String>>,
+    /// With nothing to promote to: "freeze" (the piece stays, frozen: it cannot act
+    /// until its owner loses a piece, which it then becomes, oldest frozen first),
+    /// "stay" (it stays as it is) or "forbid" (it may not move there).
+    pub when_empty: Option<Spanned<String>>,
+    /// A piece that arrives by promotion cannot act (move, capture, attack) until its
+    /// owner has finished their next turn.
+    #[serde(default)]
+    pub returned_waits: bool,
 }
 
 #[derive(Debug, Deserialize)]
