@@ -4,6 +4,7 @@
 //! progress on stderr; exit 0 on success, 1 when the input is wrong (a bad rules file,
 //! an illegal move, a bad FEN), 2 for a bad command line.
 
+mod ai;
 mod bench;
 mod fixtures;
 mod watch;
@@ -101,6 +102,10 @@ enum Command {
     Fixtures(fixtures::FixturesArgs),
     /// Re-check a variant and re-run its fixtures on every save of its files.
     Watch(watch::WatchArgs),
+    /// The computer player's action (last line of output: the action alone).
+    Move(ai::MoveArgs),
+    /// Two levels of the computer player play a match with alternating colours.
+    Match(ai::MatchArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -231,5 +236,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Bench(args) => bench::run(args),
         Command::Fixtures(args) => fixtures::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Move(args) => ai::run_move(args),
+        Command::Match(args) => ai::run_match(args),
     }
 }

@@ -27,6 +27,7 @@ pub mod piece;
 pub(crate) mod position;
 pub mod rng;
 pub mod script;
+pub mod search;
 pub mod snapshot;
 pub(crate) mod suggest;
 pub mod variant;

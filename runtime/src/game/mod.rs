@@ -5,6 +5,7 @@
 //! undo and repetition), and the outcome. Applying an action runs the pipeline
 //! (`pipeline.rs`): hooks included, all or nothing.
 
+mod ai;
 mod core;
 mod pipeline;
 

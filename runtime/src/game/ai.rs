@@ -1,0 +1,49 @@
+//! The computer player's entry point on a game: reads `[ai]`, picks the back end (the
+//! bare position when no hook takes part, the whole game otherwise) and hands it the
+//! game's history for repetitions.
+
+use super::Game;
+use crate::search::{AiConfig, AiError, Clock, Evaluator, Job, Level, SearchResult, slow};
+
+impl Game {
+    /// The computer player's action for the side to move, at `level` (a name from
+    /// `[ai.levels]`: novice, veteran and master by default). With [`Clock::Off`] the
+    /// same position, level and seed give the same action; the level can change from
+    /// one call to the next.
+    ///
+    /// ```
+    /// use varia::{Game, Variant, search::Clock};
+    /// let game = Game::new(Variant::load("standard").unwrap());
+    /// let r = game.best_action("novice", 1, Clock::Off).unwrap();
+    /// assert!(game.legal_actions().contains(&r.action));
+    /// ```
+    pub fn best_action(&self, level: &str, seed: u64, clock: Clock) -> Result<SearchResult, AiError> {
+        let config = AiConfig::from_variant(&self.variant).map_err(AiError::Config)?;
+        let level = config.level(level).map_err(AiError::UnknownLevel)?;
+        self.search(&config, level, seed, clock)
+    }
+
+    /// Like [`Game::best_action`], with a configuration and level already read (or
+    /// made up by the caller).
+    pub fn search(&self, config: &AiConfig, level: &Level, seed: u64, clock: Clock) -> Result<SearchResult, AiError> {
+        if let Some(o) = &self.outcome {
+            return Err(AiError::GameOver(o.describe()));
+        }
+        if self.hooked() {
+            // A failing filter_actions is the game's error, not "no move".
+            self.try_legal_actions().map_err(|e| match e {
+                super::RuleError::Script(s) => AiError::Script(s),
+                other => AiError::GameOver(other.to_string()),
+            })?;
+        }
+        let evaluator = Evaluator::new(&self.variant, &config.weights);
+        let job = Job { level, evaluator: &evaluator, seed, deadline: clock.deadline(level), history: &self.hashes };
+        let found = if self.hooked() { slow::search(self, &job) } else { self.core.search(&job) };
+        found.ok_or(AiError::NoAction)
+    }
+
+    /// The static evaluation of a position of this game, for the slow back end.
+    pub(crate) fn evaluate_for_ai(&self, ev: &Evaluator) -> i32 {
+        self.core.evaluate(ev)
+    }
+}

@@ -1,0 +1,351 @@
+//! `[ai]` in variant.toml: the computer player's evaluation weights and levels, parsed
+//! into typed values with located, did-you-mean errors.
+//!
+//! ```toml
+//! [ai]
+//! material = 100        # percent of each piece's `value` (pieces.<kind>.value)
+//! mobility = 3          # centipawns per square a non-royal, non-`progress` piece can reach
+//! centre = 4            # centipawns per square of empty-board reach above the kind's average
+//! advance = 60          # centipawns for a `progress` piece one step from its promotion zone
+//! king_shelter = 10     # centipawns per own piece next to a royal piece (middlegame)
+//! king_centre = 5       # royal pieces: centralisation in the endgame, shelter at the edge before
+//! tempo = 10            # centipawns for the side to move
+//!
+//! [ai.levels.master]    # novice, veteran and master exist by default; any name may be added
+//! depth = 5             # plies of full-width search
+//! time_ms = 8000        # budget: deepening stops, and a deeper iteration is abandoned, past it
+//! noise = 0             # centipawns of seeded random noise on each root move's score
+//! quiescence = true     # search captures past the depth until the position is quiet
+//! nodes = 0             # a node budget (0 = none): like time, but reproducible
+//! ```
+//!
+//! Every key is optional. A level named in the file changes only the keys it lists; a
+//! new level needs `depth`.
+
+use std::path::Path;
+
+use toml::de::{DeTable, DeValue};
+
+use crate::error::{Problem, line_col};
+use crate::suggest::did_you_mean;
+use crate::variant::Variant;
+
+/// The most plies a level may ask for.
+pub const MAX_DEPTH: u32 = 64;
+
+/// Evaluation weights, in centipawns unless stated. See the module docs for each key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Weights {
+    /// Percent of each piece's `value`.
+    pub material: i32,
+    /// Per square a non-royal, non-`progress` piece can move to or capture on.
+    pub mobility: i32,
+    /// Per square of empty-board reach above the kind's average over the board: knights
+    /// and other short-range pieces prefer the centre, rooks on an empty board do not care.
+    pub centre: i32,
+    /// For a `progress` piece (a pawn) on the square before its promotion zone; the bonus
+    /// grows with the square of the distance covered, half of it in the middlegame.
+    pub advance: i32,
+    /// Per own piece next to a royal piece, in the middlegame.
+    pub king_shelter: i32,
+    /// Royal pieces, per square of empty-board reach above average: a bonus in the
+    /// endgame (go to the centre), a penalty in the middlegame (stay at the edge).
+    pub king_centre: i32,
+    /// For the side to move.
+    pub tempo: i32,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights { material: 100, mobility: 3, centre: 4, advance: 60, king_shelter: 10, king_centre: 5, tempo: 10 }
+    }
+}
+
+/// How hard and how long one level of the computer player thinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Level {
+    /// Plies of full-width search (iterative deepening goes 1, 2, … up to it).
+    pub depth: u32,
+    /// A time budget in milliseconds (0 = none): no new iteration starts past it, and an
+    /// iteration still running is abandoned for the last complete one. Depth 1 always
+    /// completes, so a move is always found.
+    pub time_ms: u64,
+    /// Centipawns of seeded noise added to each root move's score (uniform in ±noise).
+    pub noise: i32,
+    /// Whether leaves are searched on through captures until quiet.
+    pub quiescence: bool,
+    /// A node budget (0 = none), checked like the time budget but reproducible.
+    pub nodes: u64,
+}
+
+/// The computer player's settings for one variant: `[ai]` with defaults filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AiConfig {
+    pub weights: Weights,
+    /// Levels by name: novice, veteran, master, then the file's own, in file order.
+    pub levels: Vec<(String, Level)>,
+}
+
+/// The built-in levels (RULES.md A-DC11): a 1-ply greedy novice with noise, a depth-3
+/// veteran, a depth-5 master with quiescence.
+pub fn default_levels() -> Vec<(String, Level)> {
+    let l = |depth, time_ms, noise, quiescence| Level { depth, time_ms, noise, quiescence, nodes: 0 };
+    vec![
+        ("novice".to_string(), l(1, 1000, 80, false)),
+        ("veteran".to_string(), l(3, 4000, 0, false)),
+        ("master".to_string(), l(5, 8000, 0, true)),
+    ]
+}
+
+impl Default for AiConfig {
+    fn default() -> Self {
+        AiConfig { weights: Weights::default(), levels: default_levels() }
+    }
+}
+
+const WEIGHT_KEYS: [&str; 7] = ["material", "mobility", "centre", "advance", "king_shelter", "king_centre", "tempo"];
+const LEVEL_KEYS: [&str; 5] = ["depth", "time_ms", "noise", "quiescence", "nodes"];
+
+impl AiConfig {
+    /// The variant's `[ai]` table, checked. Problems name the file, line and column of
+    /// the key when the variant was read from files.
+    pub fn from_variant(v: &Variant) -> Result<AiConfig, Vec<Problem>> {
+        let mut cx = Cx { v, problems: Vec::new() };
+        let config = match v.data.get("ai") {
+            None => AiConfig::default(),
+            Some(toml::Value::Table(t)) => cx.ai(t),
+            Some(other) => {
+                cx.problem(&["ai"], false, format!("`ai` must be a table, not {}", describe(other)));
+                AiConfig::default()
+            }
+        };
+        if cx.problems.is_empty() { Ok(config) } else { Err(cx.problems) }
+    }
+
+    /// The level with this name; the error lists the known ones (with a suggestion).
+    pub fn level(&self, name: &str) -> Result<&Level, String> {
+        self.levels.iter().find(|(n, _)| n == name).map(|(_, l)| l).ok_or_else(|| {
+            let names: Vec<&str> = self.levels.iter().map(|(n, _)| n.as_str()).collect();
+            format!(
+                "unknown level `{name}`{}; the levels are {}",
+                did_you_mean(name, names.iter().copied()),
+                names.join(", ")
+            )
+        })
+    }
+}
+
+struct Cx<'a> {
+    v: &'a Variant,
+    problems: Vec<Problem>,
+}
+
+fn describe(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("the text \"{s}\""),
+        toml::Value::Integer(i) => format!("the number {i}"),
+        toml::Value::Float(f) => format!("the number {f}"),
+        toml::Value::Boolean(b) => format!("`{b}`"),
+        toml::Value::Datetime(d) => format!("the date {d}"),
+        toml::Value::Array(_) => "a list".into(),
+        toml::Value::Table(_) => "a table".into(),
+    }
+}
+
+impl Cx<'_> {
+    fn ai(&mut self, t: &toml::Table) -> AiConfig {
+        let mut c = AiConfig::default();
+        for (key, value) in t {
+            let w = &mut c.weights;
+            let slot = match key.as_str() {
+                "material" => &mut w.material,
+                "mobility" => &mut w.mobility,
+                "centre" => &mut w.centre,
+                "advance" => &mut w.advance,
+                "king_shelter" => &mut w.king_shelter,
+                "king_centre" => &mut w.king_centre,
+                "tempo" => &mut w.tempo,
+                "levels" => {
+                    self.levels(value, &mut c.levels);
+                    continue;
+                }
+                other => {
+                    let known = WEIGHT_KEYS.iter().chain(["levels"].iter()).copied();
+                    self.problem(
+                        &["ai", other],
+                        true,
+                        format!(
+                            "unknown key `ai.{other}`{}; expected one of {}, levels",
+                            did_you_mean(other, known),
+                            WEIGHT_KEYS.join(", ")
+                        ),
+                    );
+                    continue;
+                }
+            };
+            if let Some(n) = self.int(&["ai", key], value, -10_000, 10_000) {
+                *slot = n as i32;
+            }
+        }
+        c
+    }
+
+    fn levels(&mut self, value: &toml::Value, levels: &mut Vec<(String, Level)>) {
+        let toml::Value::Table(t) = value else {
+            self.problem(
+                &["ai", "levels"],
+                false,
+                format!("`ai.levels` must be a table of levels ([ai.levels.<name>]), not {}", describe(value)),
+            );
+            return;
+        };
+        for (name, spec) in t {
+            let path = ["ai", "levels", name.as_str()];
+            let toml::Value::Table(spec) = spec else {
+                self.problem(
+                    &path,
+                    false,
+                    format!("`ai.levels.{name}` must be a table (depth, time_ms, …), not {}", describe(spec)),
+                );
+                continue;
+            };
+            let known = levels.iter().position(|(n, _)| n == name);
+            let mut level =
+                known.map_or(Level { depth: 0, time_ms: 0, noise: 0, quiescence: false, nodes: 0 }, |i| levels[i].1);
+            for (key, value) in spec {
+                let p = ["ai", "levels", name.as_str(), key.as_str()];
+                match key.as_str() {
+                    "depth" => {
+                        if let Some(n) = self.int(&p, value, 1, MAX_DEPTH as i64) {
+                            level.depth = n as u32;
+                        }
+                    }
+                    "time_ms" => {
+                        if let Some(n) = self.int(&p, value, 0, 3_600_000) {
+                            level.time_ms = n as u64;
+                        }
+                    }
+                    "noise" => {
+                        if let Some(n) = self.int(&p, value, 0, 10_000) {
+                            level.noise = n as i32;
+                        }
+                    }
+                    "nodes" => {
+                        if let Some(n) = self.int(&p, value, 0, i64::MAX) {
+                            level.nodes = n as u64;
+                        }
+                    }
+                    "quiescence" => match value {
+                        toml::Value::Boolean(b) => level.quiescence = *b,
+                        other => self.problem(
+                            &p,
+                            false,
+                            format!("`ai.levels.{name}.quiescence` must be true or false, not {}", describe(other)),
+                        ),
+                    },
+                    other => self.problem(
+                        &p,
+                        true,
+                        format!(
+                            "unknown key `ai.levels.{name}.{other}`{}; expected one of {}",
+                            did_you_mean(other, LEVEL_KEYS),
+                            LEVEL_KEYS.join(", ")
+                        ),
+                    ),
+                }
+            }
+            match known {
+                Some(i) => levels[i].1 = level,
+                None if level.depth == 0 => {
+                    if !spec.contains_key("depth") {
+                        self.problem(&path, true, format!("level `{name}` needs a `depth` (plies, 1 to {MAX_DEPTH})"));
+                    }
+                }
+                None => levels.push((name.clone(), level)),
+            }
+        }
+    }
+
+    /// A whole number in `lo..=hi`, or a problem.
+    fn int(&mut self, path: &[&str], value: &toml::Value, lo: i64, hi: i64) -> Option<i64> {
+        let dotted = path.join(".");
+        match value {
+            toml::Value::Integer(n) if (lo..=hi).contains(n) => Some(*n),
+            toml::Value::Integer(n) => {
+                let range = if hi == i64::MAX { format!("at least {lo}") } else { format!("from {lo} to {hi}") };
+                self.problem(path, false, format!("`{dotted}` must be {range}, not {n}"));
+                None
+            }
+            other => {
+                self.problem(path, false, format!("`{dotted}` must be a whole number, not {}", describe(other)));
+                None
+            }
+        }
+    }
+
+    /// Records a problem at the key (`at_key`) or the value of `path` in the variant's
+    /// files (the last file of the `extends` chain that has it).
+    fn problem(&mut self, path: &[&str], at_key: bool, message: String) {
+        self.problems.push(locate(self.v, path, at_key, message));
+    }
+}
+
+/// A problem at a dotted path of the variant's TOML: file, line and column when one of
+/// its files (the variant's own first, then its ancestors) has the key; otherwise the
+/// variant's own file, or its name, without a place (e.g. a `--set` override).
+fn locate(v: &Variant, path: &[&str], at_key: bool, message: String) -> Problem {
+    let files: Vec<&Path> =
+        v.sources.iter().rev().map(|p| p.as_path()).filter(|p| p.extension().is_some_and(|e| e == "toml")).collect();
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        if let Some(start) = span_of(&text, path, at_key) {
+            let (line, col) = line_col(&text, start);
+            return Problem { file: shown(file), line, col, message };
+        }
+    }
+    let file = files.first().map_or_else(|| v.name.clone(), |f| shown(f));
+    Problem { file, line: 0, col: 0, message }
+}
+
+/// Where the key (or its value) at `path` starts in `text`, if the text has it.
+fn span_of(text: &str, path: &[&str], at_key: bool) -> Option<usize> {
+    let root = DeTable::parse(text).ok()?;
+    let mut table = root.get_ref();
+    for (i, part) in path.iter().enumerate() {
+        let (k, v) = table.iter().find(|(k, _)| k.get_ref().as_ref() == *part)?;
+        if i + 1 == path.len() {
+            return Some(if at_key { k.span().start } else { v.span().start });
+        }
+        match v.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A path as the loader shows it: relative to the working directory when inside it.
+fn shown(path: &Path) -> String {
+    let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    std::env::current_dir()
+        .ok()
+        .and_then(|c| c.canonicalize().ok())
+        .and_then(|c| abs.strip_prefix(c).ok().map(|p| p.display().to_string()))
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_point_at_keys_and_values() {
+        let text = "a = 1\n[ai]\ntempo = 5\n[ai.levels.master]\ndepht = 6\n";
+        assert_eq!(span_of(text, &["ai", "tempo"], true), Some(11));
+        assert_eq!(span_of(text, &["ai", "tempo"], false), Some(19));
+        assert_eq!(line_col(text, span_of(text, &["ai", "levels", "master", "depht"], true).unwrap()), (5, 1));
+        assert_eq!(span_of(text, &["ai", "nothing"], true), None);
+    }
+}

@@ -1,0 +1,565 @@
+//! One alpha-beta for both back ends: iterative deepening, negamax with principal
+//! variation search, a transposition table, move ordering (table move, captures by
+//! victim and attacker value, killers, history), quiescence on captures, check
+//! extensions, repetition as a draw, and mate scores that prefer the shorter mate.
+//!
+//! The position it searches is a [`Node`]: the fast back end (a bare position, copy-make)
+//! or the slow one (a whole `Game`, hooks included). Nothing here knows which.
+
+use std::time::Instant;
+
+use crate::action::{Action, ActionKind};
+use crate::piece::Side;
+use crate::rng::Rng;
+use crate::variant::Verdict;
+
+use super::config::Level;
+use super::tt::{Bound, Entry, Table};
+use super::{Backend, SearchResult};
+
+/// The score of a mate on the board (the side to move is mated: `-MATE`).
+pub(crate) const MATE: i32 = 30_000;
+/// Scores beyond this are mates (in `MATE - score` plies).
+pub(crate) const MATE_BOUND: i32 = MATE - 1_000;
+const INF: i32 = 31_000;
+const DRAW: i32 = 0;
+/// The deepest line the search follows (extensions and quiescence included).
+pub(crate) const MAX_PLY: usize = 128;
+
+/// A position the search can walk: the back ends implement it.
+pub(crate) trait Node {
+    /// The transposition and repetition key of the current position.
+    fn key(&self) -> u64;
+    /// Appends the legal actions of the side to move.
+    fn generate(&mut self, out: &mut Vec<Action>);
+    /// Plays a legal action; false if the rules refused it (the node is unchanged).
+    fn make(&mut self, a: Action) -> bool;
+    /// Takes back the last action played.
+    fn unmake(&mut self);
+    fn in_check(&mut self) -> bool;
+    /// Whether the game is over here, for the side to move; `moves` are its legal actions.
+    fn verdict(&mut self, moves: &[Action]) -> Option<Verdict>;
+    /// Whether a rule that does not depend on the legal actions (a draw by material or
+    /// by no progress, an outcome a hook declared) has ended the game here.
+    fn rule_verdict(&mut self) -> Option<Verdict>;
+    /// The static evaluation for the side to move, in centipawns.
+    fn evaluate(&mut self) -> i32;
+    /// The value of what `a` captures, if it captures.
+    fn captures(&self, a: Action) -> Option<i32>;
+    /// The value of the piece that plays `a`.
+    fn mover_value(&self, a: Action) -> i32;
+    /// The value of a kind (for promotions).
+    fn kind_value(&self, kind: usize) -> i32;
+    fn side(&self) -> Side;
+    /// Plies since the last irreversible action, if known (bounds the repetition scan).
+    fn reversible_plies(&self) -> Option<u32>;
+}
+
+/// What one search is asked to do.
+pub(crate) struct Params<'a> {
+    pub level: &'a Level,
+    pub seed: u64,
+    pub deadline: Option<Instant>,
+    /// Keys of the game's positions before the root (repetitions against the game count).
+    pub history: &'a [u64],
+    /// Transposition table size, as a power of two.
+    pub tt_bits: u32,
+    pub backend: Backend,
+}
+
+struct Search<'a, N: Node> {
+    node: N,
+    p: &'a Params<'a>,
+    tt: Table,
+    /// Keys of the game's history, then of every position on the current line.
+    keys: Vec<u64>,
+    killers: Vec<[Option<Action>; 2]>,
+    /// `[side][from][to]`: how often a quiet action caused a cutoff, weighted by depth.
+    history: Vec<i32>,
+    lists: Vec<Vec<Action>>,
+    scores: Vec<Vec<i32>>,
+    pv: Vec<Vec<Action>>,
+    nodes: u64,
+    seldepth: usize,
+    /// Whether limits may stop the search (never before depth 1 is complete).
+    can_stop: bool,
+    stopped: bool,
+}
+
+fn verdict_score(v: Verdict, ply: usize) -> i32 {
+    match v {
+        Verdict::Loss => -MATE + ply as i32,
+        Verdict::Win => MATE - ply as i32,
+        Verdict::Draw => DRAW,
+    }
+}
+
+/// Mate scores are stored relative to the node, so they stay true wherever it recurs.
+fn to_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s + ply as i32
+    } else if s <= -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn from_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s - ply as i32
+    } else if s <= -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+/// Searches the position `node` stands on. None if the side to move has no action.
+pub(crate) fn run<N: Node>(node: N, p: &Params<'_>) -> Option<SearchResult> {
+    let mut s = Search {
+        node,
+        p,
+        tt: Table::new(p.tt_bits),
+        keys: p.history.to_vec(),
+        killers: vec![[None; 2]; MAX_PLY + 1],
+        history: vec![0; 2 * 256 * 256],
+        lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+        scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+        pv: (0..=MAX_PLY + 1).map(|_| Vec::new()).collect(),
+        nodes: 0,
+        seldepth: 0,
+        can_stop: false,
+        stopped: false,
+    };
+    s.root()
+}
+
+impl<N: Node> Search<'_, N> {
+    fn root(&mut self) -> Option<SearchResult> {
+        let root_key = self.node.key();
+        if self.keys.last() != Some(&root_key) {
+            self.keys.push(root_key);
+        }
+        let mut actions = Vec::new();
+        self.node.generate(&mut actions);
+        // Actions the rules refuse when played (a hook's veto) are not candidates.
+        actions.retain(|&a| {
+            let ok = self.node.make(a);
+            if ok {
+                self.node.unmake();
+            }
+            ok
+        });
+        if actions.is_empty() {
+            return None;
+        }
+        // Noise is drawn once per root action, in the order of the legal list, so the
+        // same seed gives the same choice.
+        let mut rng = Rng::new(self.p.seed);
+        let noise = self.p.level.noise;
+        let mut root: Vec<(Action, i32)> = actions
+            .iter()
+            .map(|&a| (a, if noise > 0 { rng.below(2 * noise as u64 + 1) as i32 - noise } else { 0 }))
+            .collect();
+        // Initial order: captures and promotions first, as inside the tree.
+        let keyed: Vec<i32> = root.iter().map(|&(a, _)| self.order_key(a, None, 0)).collect();
+        let mut order: Vec<usize> = (0..root.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(keyed[i]));
+        root = order.into_iter().map(|i| root[i]).collect();
+
+        let mut best: Option<(Action, i32, i32, Vec<Action>, u32)> = None;
+        let max_depth = self.p.level.depth.max(1);
+        let mut spent = false;
+        for depth in 1..=max_depth {
+            if depth > 1 && self.out_of_budget() {
+                spent = true;
+                break;
+            }
+            let mut alpha = -INF;
+            let beta = INF;
+            let mut best_i = 0;
+            let mut best_noise = 0;
+            let mut scores = vec![-INF; root.len()];
+            let mut pv = Vec::new();
+            for (i, &(a, n)) in root.iter().enumerate() {
+                if !self.node.make(a) {
+                    continue;
+                }
+                self.keys.push(self.node.key());
+                // The noise shifts this action's window, so pruning stays exact for
+                // the noisy scores.
+                let d = depth as i32 - 1;
+                let mut score = if i == 0 {
+                    -self.search(d, -(beta - n), -(alpha - n), 1) + n
+                } else {
+                    let s = -self.search(d, -(alpha - n) - 1, -(alpha - n), 1) + n;
+                    if s > alpha && !self.stopped { -self.search(d, -(beta - n), -(alpha - n), 1) + n } else { s }
+                };
+                self.keys.pop();
+                self.node.unmake();
+                if self.stopped {
+                    break;
+                }
+                score = score.clamp(-INF + 1, INF - 1);
+                scores[i] = score;
+                if score > alpha {
+                    alpha = score;
+                    best_i = i;
+                    best_noise = n;
+                    pv.clear();
+                    pv.push(a);
+                    pv.extend_from_slice(&self.pv[1]);
+                }
+            }
+            if self.stopped {
+                spent = true;
+                break;
+            }
+            best = Some((root[best_i].0, alpha - best_noise, alpha, pv, depth));
+            // The best first, then the others by their (bounded) scores.
+            let mut order: Vec<usize> = (0..root.len()).collect();
+            order.sort_by_key(|&i| (i != best_i, std::cmp::Reverse(scores[i])));
+            root = order.into_iter().map(|i| root[i]).collect();
+            self.can_stop = true;
+            // A forced mate found within this depth will not change deeper.
+            if (alpha - best_noise).abs() >= MATE_BOUND && ((MATE - (alpha - best_noise).abs()) as u32) <= depth {
+                break;
+            }
+        }
+        let (action, score, _, pv, depth) = best?;
+        let mate = (score.abs() >= MATE_BOUND).then(|| {
+            let plies = MATE - score.abs();
+            let moves = (plies + 1) / 2;
+            if score > 0 { moves } else { -moves }
+        });
+        Some(SearchResult {
+            action,
+            score,
+            mate,
+            depth,
+            seldepth: self.seldepth as u32,
+            nodes: self.nodes,
+            pv,
+            stopped: spent,
+            backend: self.p.backend,
+        })
+    }
+
+    /// Whether the time or node budget is spent.
+    fn out_of_budget(&self) -> bool {
+        (self.p.level.nodes != 0 && self.nodes >= self.p.level.nodes)
+            || self.p.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Stops the search once a budget is spent (the clock is read every 1024 nodes).
+    #[inline]
+    fn poll(&mut self) -> bool {
+        if self.can_stop && !self.stopped {
+            let nodes = self.p.level.nodes != 0 && self.nodes >= self.p.level.nodes;
+            let time = self.nodes & 1023 == 0 && self.p.deadline.is_some_and(|d| Instant::now() >= d);
+            self.stopped = nodes || time;
+        }
+        self.stopped
+    }
+
+    /// Whether the current position occurred before, on this line or in the game,
+    /// with the same side to move.
+    fn repeated(&self) -> bool {
+        let n = self.keys.len();
+        if n < 5 {
+            return false;
+        }
+        let key = self.keys[n - 1];
+        let window = self.node.reversible_plies().map_or(n, |r| (r as usize + 1).min(n));
+        let mut i = n - 1;
+        while i >= 2 && n - 1 - (i - 2) < window {
+            i -= 2;
+            if self.keys[i] == key {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The order in which actions are tried: the table's move, captures (most valuable
+    /// victim, then least valuable attacker), promotions, killers, then history.
+    fn order_key(&self, a: Action, tt_move: Option<Action>, ply: usize) -> i32 {
+        if Some(a) == tt_move {
+            return 1 << 30;
+        }
+        let promo = a.promotion.map_or(0, |k| self.node.kind_value(k.index()).max(0));
+        if let Some(victim) = self.node.captures(a) {
+            return (1 << 28) + victim * 64 - self.node.mover_value(a) / 16 + promo;
+        }
+        if a.promotion.is_some() {
+            return (1 << 27) + promo;
+        }
+        let k = &self.killers[ply];
+        if k[0] == Some(a) {
+            return 1 << 26;
+        }
+        if k[1] == Some(a) {
+            return (1 << 26) - 1;
+        }
+        self.history[self.history_index(a)]
+    }
+
+    #[inline]
+    fn history_index(&self, a: Action) -> usize {
+        (self.node.side().index() * 256 + a.from.index()) * 256 + a.to.index()
+    }
+
+    fn is_quiet(&self, a: Action) -> bool {
+        a.promotion.is_none() && self.node.captures(a).is_none()
+    }
+
+    /// Moves the best remaining action (by score) to index `i`.
+    fn pick(list: &mut [Action], scores: &mut [i32], i: usize) {
+        let mut best = i;
+        for j in i + 1..list.len() {
+            if scores[j] > scores[best] {
+                best = j;
+            }
+        }
+        list.swap(i, best);
+        scores.swap(i, best);
+    }
+
+    fn search(&mut self, mut depth: i32, mut alpha: i32, mut beta: i32, ply: usize) -> i32 {
+        self.pv[ply].clear();
+        if self.poll() {
+            return 0;
+        }
+        if self.repeated() {
+            return DRAW;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.node.evaluate();
+        }
+        // A mate found nearer the root is better than anything from here.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        let in_check = self.node.in_check();
+        if in_check && depth > 0 {
+            depth += 1;
+        }
+        if depth <= 0 {
+            return if self.p.level.quiescence { self.quiesce(alpha, beta, ply, in_check) } else { self.leaf(ply) };
+        }
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+
+        let key = self.node.key();
+        let entry = self.tt.probe(key);
+        let pv_node = beta - alpha > 1;
+        if let Some(e) = entry
+            && !pv_node
+            && e.depth as i32 >= depth
+        {
+            let s = from_tt(e.score, ply);
+            match e.bound {
+                Bound::Exact => return s,
+                Bound::Lower if s >= beta => return s,
+                Bound::Upper if s <= alpha => return s,
+                _ => {}
+            }
+        }
+
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        self.node.generate(&mut list);
+        if let Some(v) = self.node.verdict(&list) {
+            self.lists[ply] = list;
+            return verdict_score(v, ply);
+        }
+        let tt_move = entry.and_then(|e| e.best);
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+        scores.clear();
+        scores.extend(list.iter().map(|&a| self.order_key(a, tt_move, ply)));
+
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        let mut searched = 0;
+        for i in 0..list.len() {
+            Self::pick(&mut list, &mut scores, i);
+            let a = list[i];
+            if !self.node.make(a) {
+                continue;
+            }
+            self.keys.push(self.node.key());
+            let mut score;
+            if searched == 0 {
+                score = -self.search(depth - 1, -beta, -alpha, ply + 1);
+            } else {
+                score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1);
+                if score > alpha && score < beta && !self.stopped {
+                    score = -self.search(depth - 1, -beta, -alpha, ply + 1);
+                }
+            }
+            self.keys.pop();
+            self.node.unmake();
+            if self.stopped {
+                self.lists[ply] = list;
+                self.scores[ply] = scores;
+                return 0;
+            }
+            searched += 1;
+            if score > best {
+                best = score;
+                best_move = Some(a);
+                if score > alpha {
+                    alpha = score;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(a);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if score >= beta {
+                        if self.is_quiet(a) {
+                            let k = &mut self.killers[ply];
+                            if k[0] != Some(a) {
+                                k[1] = k[0];
+                                k[0] = Some(a);
+                            }
+                            let h = self.history_index(a);
+                            self.history[h] = (self.history[h] + depth * depth).min(1 << 24);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        self.scores[ply] = scores;
+        if searched == 0 {
+            // Every action was refused by the rules: judge the position as it stands.
+            return self.node.evaluate();
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(Entry { key, best: best_move, score: to_tt(best, ply), depth: depth as i16, bound });
+        best
+    }
+
+    /// A leaf without quiescence: the static evaluation, unless the game is over here.
+    fn leaf(&mut self, ply: usize) -> i32 {
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        self.node.generate(&mut list);
+        let v = self.node.verdict(&list);
+        self.lists[ply] = list;
+        match v {
+            Some(v) => verdict_score(v, ply),
+            None => self.node.evaluate(),
+        }
+    }
+
+    /// Captures (and promotions) until the position is quiet; every evasion when in check.
+    fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize, in_check: bool) -> i32 {
+        self.pv[ply].clear();
+        if self.poll() {
+            return 0;
+        }
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY - 1 {
+            return self.node.evaluate();
+        }
+        let mut best = -INF;
+        let mut stand = -INF;
+        if !in_check {
+            // Standing pat needs no move list: only checked positions can be mates, and
+            // a stalemate this deep is rare enough to overlook.
+            if let Some(v) = self.node.rule_verdict() {
+                return verdict_score(v, ply);
+            }
+            stand = self.node.evaluate();
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            best = stand;
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        self.node.generate(&mut list);
+        if let Some(v) = self.node.verdict(&list) {
+            self.lists[ply] = list;
+            return verdict_score(v, ply);
+        }
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+        scores.clear();
+        // Quiet actions stay only as evasions.
+        let mut n = 0;
+        for i in 0..list.len() {
+            let a = list[i];
+            let victim = self.node.captures(a);
+            if !in_check && victim.is_none() && a.promotion.is_none() {
+                continue;
+            }
+            list[n] = a;
+            n += 1;
+            scores.push(self.order_key(a, None, ply));
+        }
+        list.truncate(n);
+        let mut searched = 0;
+        for i in 0..list.len() {
+            Self::pick(&mut list, &mut scores, i);
+            let a = list[i];
+            if !in_check && a.promotion.is_none() {
+                // Delta pruning: even winning this piece outright would not reach alpha.
+                let gain = self.node.captures(a).unwrap_or(0);
+                if stand + gain + 200 < alpha {
+                    continue;
+                }
+            }
+            if !self.node.make(a) {
+                continue;
+            }
+            self.keys.push(self.node.key());
+            let child_check = self.node.in_check();
+            let score = -self.quiesce(-beta, -alpha, ply + 1, child_check);
+            self.keys.pop();
+            self.node.unmake();
+            if self.stopped {
+                break;
+            }
+            searched += 1;
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        self.scores[ply] = scores;
+        if self.stopped {
+            return 0;
+        }
+        if in_check && searched == 0 {
+            return self.node.evaluate();
+        }
+        best
+    }
+}
+
+/// Whether an action takes a piece, by its kind alone (en passant, a shot); other
+/// captures are found by looking at the destination.
+pub(crate) fn captures_by_kind(a: Action) -> bool {
+    matches!(a.kind, ActionKind::EnPassant | ActionKind::Shot)
+}

@@ -1,0 +1,327 @@
+//! Static evaluation, derived from the variant's data: nothing here names a piece.
+//!
+//! Every term comes from geometry and the piece kinds' declared properties:
+//! - material: `pieces.<kind>.value` (a kind without one is valued by its reach);
+//! - placement: how many squares a kind reaches from a square on an empty board,
+//!   compared with its average (knights centralise, rooks do not care); `progress`
+//!   pieces (pawns) gain for advancing toward their promotion zone and for central files;
+//! - mobility: the squares each non-royal, non-`progress` piece reaches now;
+//! - royal pieces: shelter by own pieces and the edge in the middlegame, the centre in
+//!   the endgame, blended by the remaining material (the game phase);
+//! - a bonus for the side to move.
+//!
+//! The tables are built once per search; evaluating a position reads only the square
+//! sets and mailbox of [`Position`].
+
+use crate::bits::Bits;
+use crate::geometry::{Geometry, Offset, Square};
+use crate::movegen::tables::Tables;
+use crate::piece::{MAX_KINDS, Side};
+use crate::position::Position;
+use crate::variant::{Mode, Shape, Variant};
+
+use super::config::Weights;
+
+/// What a royal piece is worth when it can be captured (for move ordering only).
+pub(crate) const ROYAL_VALUE: i32 = 10_000;
+/// The phase scale: 256 is the opening's material, 0 bare royals and pawns.
+const PHASE: i32 = 256;
+
+/// Evaluation tables for one variant and one set of weights (width-independent).
+#[derive(Debug, Clone)]
+pub(crate) struct Evaluator {
+    nsq: usize,
+    /// `[(side * MAX_KINDS + kind) * nsq + sq]`: material plus placement, middlegame.
+    mg: Vec<i32>,
+    /// The same for the endgame.
+    eg: Vec<i32>,
+    /// Per kind: its weight in the game phase (the material of non-royal,
+    /// non-`progress` kinds).
+    phase_of: [i32; MAX_KINDS],
+    phase_total: i32,
+    /// Kinds whose mobility counts (bit per kind).
+    mobile: u32,
+    royal: u32,
+    nkinds: usize,
+    mobility: i32,
+    shelter: i32,
+    tempo: i32,
+    /// Per kind, for move ordering: its value, or [`ROYAL_VALUE`] for royal kinds.
+    pub value: [i32; MAX_KINDS],
+    /// Draw rules the search applies itself on the fast path.
+    pub no_progress: Option<u32>,
+    insufficient: Vec<[[u8; MAX_KINDS]; 2]>,
+    insufficient_max: u32,
+    same_colour: u32,
+    light: Vec<bool>,
+}
+
+/// The squares a kind of `side` reaches from `sq` on an empty board.
+fn empty_reach(v: &Variant, kind: usize, side: Side, sq: Square) -> Vec<Square> {
+    let g = v.geometry;
+    let flip = |(x, y): Offset| if side == Side::White { (x, y) } else { (x, -y) };
+    let mut out: Vec<Square> = Vec::new();
+    for a in &v.kinds[kind].atoms {
+        if let Some(r) = a.from
+            && !v.regions[r].squares[side.index()].contains(&sq)
+        {
+            continue;
+        }
+        for &vec in &a.vectors {
+            let d = flip(vec);
+            match a.shape {
+                Shape::Leap => out.extend(g.offset(sq, d)),
+                Shape::Slide | Shape::Farthest => {
+                    let mut s = sq;
+                    let mut steps = 0;
+                    let mut last = None;
+                    while let Some(n) = g.offset(s, d) {
+                        steps += 1;
+                        if a.shape == Shape::Slide {
+                            out.push(n);
+                        }
+                        last = Some(n);
+                        s = n;
+                        if a.shape == Shape::Slide && a.range != 0 && steps >= a.range {
+                            break;
+                        }
+                    }
+                    if a.shape == Shape::Farthest {
+                        out.extend(last);
+                    }
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// How far (in king steps) `sq` is from the nearest square of `zone`.
+fn zone_distance(g: Geometry, zone: &[Square], sq: Square) -> Option<u8> {
+    zone.iter().map(|&z| g.distance(z, sq)).min()
+}
+
+impl Evaluator {
+    pub fn new(v: &Variant, w: &Weights) -> Evaluator {
+        let g = v.geometry;
+        let nsq = g.len();
+        let nkinds = v.kinds.len().min(MAX_KINDS);
+        let mut e = Evaluator {
+            nsq,
+            mg: vec![0; 2 * MAX_KINDS * nsq],
+            eg: vec![0; 2 * MAX_KINDS * nsq],
+            phase_of: [0; MAX_KINDS],
+            phase_total: 0,
+            mobile: 0,
+            royal: 0,
+            nkinds,
+            mobility: w.mobility,
+            shelter: w.king_shelter,
+            tempo: w.tempo,
+            value: [0; MAX_KINDS],
+            no_progress: v.draws.no_progress_plies,
+            insufficient: v.draws.insufficient.clone(),
+            insufficient_max: v
+                .draws
+                .insufficient
+                .iter()
+                .map(|p| p.iter().flatten().map(|&n| n as u32).sum())
+                .max()
+                .unwrap_or(0),
+            same_colour: v.draws.same_colour,
+            light: g.squares().map(|s| g.is_light(s)).collect(),
+        };
+        for side in Side::BOTH {
+            for k in 0..nkinds {
+                let kind = &v.kinds[k];
+                let reach: Vec<i32> = g.squares().map(|s| empty_reach(v, k, side, s).len() as i32).collect();
+                let total: i32 = reach.iter().sum();
+                // Above-average reach, in hundredths of a square (to keep integer maths exact).
+                let centrality = |s: usize| (reach[s] * nsq as i32 - total) * 100 / nsq as i32;
+                let value = if kind.value != 0 || kind.royal { kind.value } else { 100 + 25 * total / nsq as i32 };
+                let material = value * w.material / 100;
+                if side == Side::White {
+                    e.value[k] = if kind.royal { ROYAL_VALUE.max(value) } else { value };
+                    if kind.royal {
+                        e.royal |= 1 << k;
+                    } else if kind.progress {
+                        // Pawns: their phase weight is nil, their mobility is their advance.
+                    } else {
+                        e.mobile |= 1 << k;
+                        e.phase_of[k] = value.max(0);
+                    }
+                }
+                let zone: Option<Vec<Square>> =
+                    kind.promotion.as_ref().map(|p| v.regions[p.zone].squares[side.index()].clone());
+                let far = zone.as_ref().and_then(|z| g.squares().filter_map(|s| zone_distance(g, z, s)).max());
+                for sq in g.squares() {
+                    let s = sq.index();
+                    let i = (side.index() * MAX_KINDS + k) * nsq + s;
+                    let (mut mg, mut eg) = (material * 100, material * 100);
+                    if kind.royal {
+                        mg -= w.king_centre * centrality(s);
+                        eg += w.king_centre * centrality(s);
+                    } else if kind.progress {
+                        // Progress toward the promotion zone, 0 from the start rank to 1 on
+                        // the square before the zone (or the ranks, without a zone).
+                        let t = match (&zone, far) {
+                            (Some(z), Some(far)) if far > 1 => {
+                                let d = zone_distance(g, z, sq).unwrap_or(far) as i32;
+                                ((far as i32 - 1 - d) * 100 / (far as i32 - 2).max(1)).clamp(0, 100)
+                            }
+                            _ => {
+                                let rel = if side == Side::White { g.rank(sq) } else { g.ranks - 1 - g.rank(sq) };
+                                (rel as i32 - 1).max(0) * 100 / (g.ranks as i32 - 2).max(1)
+                            }
+                        };
+                        let advance = w.advance * t * t / 100;
+                        mg += advance / 2;
+                        eg += advance;
+                        // Central files, once the piece has left its start.
+                        let file = g.file(sq) as i32;
+                        let central = file.min(g.files as i32 - 1 - file);
+                        let rel = if side == Side::White { g.rank(sq) } else { g.ranks - 1 - g.rank(sq) };
+                        let left = (rel as i32 - 1).clamp(0, 2);
+                        mg += w.centre * central * left * 50;
+                    } else {
+                        mg += w.centre * centrality(s);
+                        eg += w.centre * centrality(s);
+                    }
+                    e.mg[i] = mg / 100;
+                    e.eg[i] = eg / 100;
+                }
+            }
+        }
+        // The phase's full scale: the material of the starting position.
+        if let Ok(setup) = crate::notation::fen::parse(v, &v.setup) {
+            e.phase_total = setup.pieces.iter().map(|(_, p)| e.phase_of[p.kind.index()]).sum();
+        }
+        e
+    }
+
+    /// The game phase of `pos`, from [`PHASE`] (all the starting material) down to 0.
+    #[inline]
+    fn phase<B: Bits>(&self, pos: &Position<B>) -> i32 {
+        if self.phase_total <= 0 {
+            return 0;
+        }
+        let mut m = 0;
+        let mut ks = self.mobile;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            m += self.phase_of[k] * pos.by_kind[k].count() as i32;
+        }
+        (m * PHASE / self.phase_total).min(PHASE)
+    }
+
+    /// The score of `pos` for the side to move, in centipawns.
+    pub fn evaluate<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>) -> i32 {
+        let phase = self.phase(pos);
+        let occ = pos.by_side[0] | pos.by_side[1];
+        let (mut mg, mut eg, mut mob, mut shelter) = (0i32, 0i32, 0i32, 0i32);
+        for side in Side::BOTH {
+            let s = side.index();
+            let sign = if side == Side::White { 1 } else { -1 };
+            let own = pos.by_side[s];
+            for k in 0..self.nkinds {
+                let pcs = pos.by_kind[k] & own;
+                if pcs.is_empty() {
+                    continue;
+                }
+                let base = (s * MAX_KINDS + k) * self.nsq;
+                let mobile = self.mobile & (1 << k) != 0 && self.mobility != 0;
+                let royal = self.royal & (1 << k) != 0;
+                for sq in pcs.iter() {
+                    mg += sign * self.mg[base + sq];
+                    eg += sign * self.eg[base + sq];
+                    if mobile {
+                        mob += sign * mobility(t, &t.kinds[s][k].atoms, sq, occ, own).count() as i32;
+                    } else if royal && self.shelter != 0 {
+                        shelter += sign * (t.adjacent[sq] & own).count() as i32;
+                    }
+                }
+            }
+        }
+        let white =
+            (mg * phase + eg * (PHASE - phase)) / PHASE + mob * self.mobility + shelter * self.shelter * phase / PHASE;
+        (if pos.stm == Side::White { white } else { -white }) + self.tempo
+    }
+
+    /// Whether the material left is one the variant declares a draw
+    /// (`draws.insufficient_material`), as the game judges it.
+    pub fn insufficient<B: Bits>(&self, pos: &Position<B>) -> bool {
+        if self.insufficient.is_empty() && self.same_colour == 0 {
+            return false;
+        }
+        let occ = pos.by_side[0] | pos.by_side[1];
+        if !self.insufficient.is_empty() && occ.count() <= self.insufficient_max {
+            let mut counts = [[0u8; MAX_KINDS]; 2];
+            for (s, row) in counts.iter_mut().enumerate() {
+                for (k, c) in row.iter_mut().enumerate().take(self.nkinds) {
+                    *c = (pos.by_kind[k] & pos.by_side[s]).count() as u8;
+                }
+            }
+            if self.insufficient.iter().any(|pair| {
+                (pair[0] == counts[0] && pair[1] == counts[1]) || (pair[1] == counts[0] && pair[0] == counts[1])
+            }) {
+                return true;
+            }
+        }
+        if self.same_colour != 0 {
+            let mut others = B::EMPTY;
+            let mut outside = B::EMPTY;
+            for k in 0..self.nkinds {
+                if self.royal & (1 << k) != 0 {
+                    continue;
+                }
+                if self.same_colour & (1 << k) != 0 {
+                    others |= pos.by_kind[k];
+                } else {
+                    outside |= pos.by_kind[k];
+                }
+            }
+            if others.any() && outside.is_empty() {
+                let light = self.light[others.lsb()];
+                return others.iter().all(|s| self.light[s] == light);
+            }
+        }
+        false
+    }
+}
+
+/// The squares a piece on `sq` could move to or capture on (own pieces excluded):
+/// the union of its atoms' reach, cut at the first blocker for slides.
+#[inline]
+fn mobility<B: Bits>(t: &Tables<B>, atoms: &[crate::movegen::tables::CAtom<B>], sq: usize, occ: B, own: B) -> B {
+    let mut out = B::EMPTY;
+    for a in atoms {
+        if !a.from.has(sq) {
+            continue;
+        }
+        let r = if a.shape != Shape::Slide {
+            a.table[sq]
+        } else {
+            let mut r = B::EMPTY;
+            for (i, &d) in a.dirs.iter().enumerate() {
+                let ray = a.table[i * t.nsq + sq];
+                let blockers = ray & occ;
+                r |= if blockers.is_empty() {
+                    ray
+                } else {
+                    let b = if t.positive[d as usize] { blockers.lsb() } else { blockers.msb() };
+                    ray & !t.rays[d as usize * t.nsq + b]
+                };
+            }
+            r
+        };
+        out |= match a.mode {
+            Mode::Move => r & !occ,
+            Mode::Capture => r & occ & !own,
+            Mode::Both => r & !own,
+        };
+    }
+    out
+}

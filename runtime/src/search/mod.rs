@@ -1,0 +1,125 @@
+//! The computer player, for every two-sided variant: iterative-deepening alpha-beta
+//! with a transposition table, move ordering and quiescence; evaluation weights and
+//! levels from `[ai]` in variant.toml ([`AiConfig`]).
+//!
+//! Two back ends run the same search (`engine.rs`):
+//! - **fast** (`fast.rs`): on the bare position and its move tables, copy-make,
+//!   monomorphised per board width; used when the variant has no hooks;
+//! - **slow** (`slow.rs`): on a whole [`Game`](crate::Game), every action through the
+//!   pipeline and taken back with `undo`; used when hooks may change legality, keep
+//!   state or end the game.
+//!
+//! Randomness (a level's `noise`) comes only from a seed, and time only from a
+//! deadline the caller gives: with no deadline, the same position, level and seed give
+//! the same action. The entry point is [`Game::best_action`](crate::Game::best_action).
+
+pub mod config;
+mod engine;
+pub(crate) mod eval;
+pub(crate) mod fast;
+pub(crate) mod slow;
+mod tt;
+
+use std::time::Instant;
+
+use thiserror::Error;
+
+use crate::action::Action;
+use crate::error::Problem;
+use crate::hooks::ScriptError;
+
+pub use config::{AiConfig, Level, Weights};
+pub(crate) use eval::Evaluator;
+
+/// Which back end searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The bare position (variants without hooks).
+    Fast,
+    /// The whole game, hooks included.
+    Slow,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Fast => "fast",
+            Backend::Slow => "slow",
+        }
+    }
+}
+
+/// The computer player's choice and how it was reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The action to play: always one of the game's legal actions.
+    pub action: Action,
+    /// Its score for the side to move, in centipawns (without the level's noise).
+    pub score: i32,
+    /// A forced mate, in moves: positive when the side to move mates, negative when it
+    /// is mated.
+    pub mate: Option<i32>,
+    /// The last depth searched completely (plies).
+    pub depth: u32,
+    /// The deepest ply reached (extensions and quiescence included).
+    pub seldepth: u32,
+    /// Positions visited.
+    pub nodes: u64,
+    /// The principal variation: the expected line, starting with `action`.
+    pub pv: Vec<Action>,
+    /// Whether a budget (time or nodes) stopped deepening before the level's depth.
+    pub stopped: bool,
+    pub backend: Backend,
+}
+
+/// How long the computer player may think.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// No clock: only depth and node budgets (reproducible; what tests use).
+    Off,
+    /// The level's own `time_ms`, counted from this instant.
+    Budget(Instant),
+    /// Stop deepening at this instant, whatever the level says.
+    Deadline(Instant),
+}
+
+impl Clock {
+    /// The deadline for `level`, if any.
+    pub fn deadline(self, level: &Level) -> Option<Instant> {
+        match self {
+            Clock::Off => None,
+            Clock::Budget(start) if level.time_ms > 0 => Some(start + std::time::Duration::from_millis(level.time_ms)),
+            Clock::Budget(_) => None,
+            Clock::Deadline(d) => Some(d),
+        }
+    }
+}
+
+/// Why the computer player could not choose.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AiError {
+    /// `[ai]` in variant.toml has problems.
+    #[error("{}", .0.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n"))]
+    Config(Vec<Problem>),
+    /// No level of that name.
+    #[error("{0}")]
+    UnknownLevel(String),
+    #[error("the game is over ({0})")]
+    GameOver(String),
+    /// The side to move has no legal action (and the rules declared no outcome).
+    #[error("the side to move has no legal action")]
+    NoAction,
+    /// `filter_actions` failed at the root.
+    #[error("{0} (in hook `{hook}`)", hook = .0.hook)]
+    Script(ScriptError),
+}
+
+/// What the search needs besides the position: built by `Game::search`.
+pub(crate) struct Job<'a> {
+    pub level: &'a Level,
+    pub evaluator: &'a Evaluator,
+    pub seed: u64,
+    pub deadline: Option<Instant>,
+    /// Hashes of the game's positions, the current one last.
+    pub history: &'a [u64],
+}

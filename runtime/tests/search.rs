@@ -1,0 +1,353 @@
+//! The computer player: mates, material, stalemate, repetition, determinism, hooks, and
+//! `[ai]` parsing. Every search here runs without a clock (depth or node limits only),
+//! so results are reproducible.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use varia::search::{AiConfig, AiError, Backend, Clock, Level, SearchResult};
+use varia::{Game, Variant};
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+fn standard() -> Arc<Variant> {
+    Variant::load("standard").unwrap()
+}
+
+fn game(fen: &str) -> Game {
+    Game::from_fen(standard(), fen).unwrap()
+}
+
+fn best(g: &Game, level: &str, seed: u64) -> SearchResult {
+    g.best_action(level, seed, Clock::Off).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn text(g: &Game, r: &SearchResult) -> String {
+    g.format(&r.action)
+}
+
+/// A variant folder extending standard chess with `toml` added and `rules` as rules.lua.
+fn folder(toml: &str, rules: Option<&str>) -> PathBuf {
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("varia-search-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("variant.toml"), format!("extends = \"standard\"\n{toml}\n")).unwrap();
+    if let Some(r) = rules {
+        std::fs::write(dir.join("rules.lua"), r).unwrap();
+    }
+    dir
+}
+
+fn load(dir: &std::path::Path) -> Arc<Variant> {
+    Variant::load(dir.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The `[ai]` problems of a variant, as printed.
+fn problems(toml: &str) -> Vec<String> {
+    let dir = folder(toml, None);
+    let v = load(&dir);
+    match AiConfig::from_variant(&v) {
+        Ok(c) => panic!("expected problems, got {c:?}"),
+        Err(ps) => ps.iter().map(|p| p.to_string().replace(&format!("{}/", dir.display()), "")).collect(),
+    }
+}
+
+// Back-rank mate: Ra1-a8#.
+const MATE_IN_1: &str = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1";
+// Morphy's problem: 1.Ra6! bxa6 2.b7#, or 1...B moves 2.Rxa7#.
+const MATE_IN_2: &str = "kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1";
+// After 1.e4 e5 2.Nf3 Qh4?: the queen hangs to the knight.
+const HANGING_QUEEN: &str = "rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+// Qxc7 wins the knight and stalemates the king on a8; every other queen move keeps a win.
+const STALEMATE_TRAP: &str = "k7/2n5/8/K7/8/8/8/2Q5 w - - 0 1";
+
+#[test]
+fn mate_in_one_is_found_at_every_level_that_looks() {
+    let g = game(MATE_IN_1);
+    for level in ["veteran", "master"] {
+        let r = best(&g, level, 0);
+        assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a8", Some(1)), "{level}");
+        assert_eq!(r.backend, Backend::Fast);
+    }
+    // The greedy novice sees a mate one ply ahead too.
+    let r = best(&g, "novice", 0);
+    assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a8", Some(1)));
+    let mut after = g.clone();
+    after.apply(r.action).unwrap();
+    assert_eq!(after.outcome().map(|o| o.describe()), Some("white wins by checkmate".to_string()));
+}
+
+#[test]
+fn mate_in_one_for_black() {
+    let g = game("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1");
+    let r = best(&g, "veteran", 0);
+    assert_eq!((text(&g, &r).as_str(), r.mate, r.score), ("a8-a1", Some(1), 29_999));
+}
+
+#[test]
+fn mate_in_two_is_found_and_played_out() {
+    let g = game(MATE_IN_2);
+    for level in ["veteran", "master"] {
+        let r = best(&g, level, 0);
+        assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)), "{level}");
+        assert_eq!(r.score, 29_997, "{level}: mate in 3 plies");
+    }
+    // Whatever black answers, the search then mates in one.
+    let mut g1 = g.clone();
+    g1.play("a1-a6").unwrap();
+    for reply in g1.legal_actions() {
+        let mut g2 = g1.clone();
+        g2.apply(reply).unwrap();
+        let r = best(&g2, "veteran", 0);
+        assert_eq!(r.mate, Some(1), "after {}", g1.format(&reply));
+        g2.apply(r.action).unwrap();
+        assert_eq!(g2.outcome().map(|o| o.describe()), Some("white wins by checkmate".to_string()));
+    }
+}
+
+#[test]
+fn the_shorter_mate_is_preferred() {
+    // Both a1-a8 (mate in 1) and slower wins exist; mate scores fall with distance.
+    let g = game("6k1/5ppp/8/8/8/8/Q7/R5K1 w - - 0 1");
+    let r = best(&g, "master", 0);
+    assert_eq!(r.mate, Some(1));
+    assert!(["a1-a8", "a2-a8"].contains(&text(&g, &r).as_str()), "{}", text(&g, &r));
+}
+
+#[test]
+fn a_hanging_queen_is_taken_from_depth_two() {
+    let g = game(HANGING_QUEEN);
+    let config = AiConfig::from_variant(g.variant()).unwrap();
+    for depth in [2, 3, 4] {
+        let level = Level { depth, time_ms: 0, noise: 0, quiescence: false, nodes: 0 };
+        let r = g.search(&config, &level, 0, Clock::Off).unwrap();
+        assert_eq!(text(&g, &r), "f3-h4", "depth {depth}");
+        assert_eq!(r.depth, depth);
+    }
+    for level in ["veteran", "master"] {
+        assert_eq!(text(&g, &best(&g, level, 0)), "f3-h4", "{level}");
+    }
+}
+
+#[test]
+fn a_winning_side_does_not_stalemate() {
+    let mut trap = game(STALEMATE_TRAP);
+    trap.play("c1-c7").unwrap();
+    assert_eq!(trap.outcome().map(|o| o.describe()), Some("draw by stalemate".to_string()));
+
+    let g = game(STALEMATE_TRAP);
+    for level in ["novice", "veteran", "master"] {
+        let r = best(&g, level, 0);
+        assert_ne!(text(&g, &r), "c1-c7", "{level}");
+        assert!(r.score > 500, "{level}: {}", r.score);
+    }
+}
+
+#[test]
+fn repeating_a_position_of_the_game_is_a_draw() {
+    // White has no queen: any new position is bad, a repetition is worth 0.
+    let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1";
+    let fresh = game(fen);
+    let r = best(&fresh, "veteran", 0);
+    assert!(r.score < -500, "{}", r.score);
+
+    let mut g = game(fen);
+    for m in ["g1-f3", "g8-f6", "f3-g1", "f6-g8"] {
+        g.play(m).unwrap();
+    }
+    // g1-f3 brings back the position after white's first move.
+    for level in ["veteran", "master"] {
+        let r = best(&g, level, 0);
+        assert_eq!((text(&g, &r).as_str(), r.score), ("g1-f3", 0), "{level}");
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_action() {
+    let g = Game::new(standard());
+    for level in ["novice", "veteran", "master"] {
+        for seed in [0, 1, 42] {
+            let a = best(&g, level, seed);
+            let b = best(&g, level, seed);
+            assert_eq!(a, b, "{level}, seed {seed}");
+        }
+    }
+    // Without noise the seed does not matter.
+    assert_eq!(best(&g, "master", 1).action, best(&g, "master", 2).action);
+}
+
+#[test]
+fn the_novice_varies_with_the_seed() {
+    let g = Game::new(standard());
+    let mut seen: Vec<String> = (0..12).map(|s| text(&g, &best(&g, "novice", s))).collect();
+    seen.sort();
+    seen.dedup();
+    assert!(seen.len() >= 3, "{seen:?}");
+    for m in &seen {
+        assert!(g.legal_actions().iter().any(|a| g.format(a) == *m));
+    }
+}
+
+#[test]
+fn the_level_can_change_between_moves() {
+    let mut g = Game::new(standard());
+    let r = best(&g, "novice", 3);
+    assert_eq!(r.depth, 1);
+    g.apply(r.action).unwrap();
+    let r = best(&g, "master", 3);
+    assert_eq!(r.depth, 5);
+    g.apply(r.action).unwrap();
+    let r = best(&g, "veteran", 3);
+    assert_eq!(r.depth, 3);
+}
+
+#[test]
+fn a_node_budget_stops_deepening_but_a_move_is_always_found() {
+    let g = Game::new(standard());
+    let config = AiConfig::from_variant(g.variant()).unwrap();
+    let level = Level { depth: 30, time_ms: 0, noise: 0, quiescence: true, nodes: 2_000 };
+    let r = g.search(&config, &level, 0, Clock::Off).unwrap();
+    assert!(r.stopped);
+    assert!(r.depth < 30 && r.depth >= 1, "{}", r.depth);
+    assert!(g.legal_actions().contains(&r.action));
+    // The same budget stops at the same place.
+    assert_eq!(g.search(&config, &level, 0, Clock::Off).unwrap(), r);
+    // A deadline already past still gives the depth-1 move.
+    let past = Clock::Deadline(std::time::Instant::now());
+    let r = g.search(&config, &config.levels[2].1, 0, past).unwrap();
+    assert_eq!((r.depth, r.stopped), (1, true));
+}
+
+#[test]
+fn a_finished_game_has_no_best_action() {
+    let mut g = game(MATE_IN_1);
+    g.play("a1-a8").unwrap();
+    assert_eq!(g.best_action("master", 0, Clock::Off), Err(AiError::GameOver("white wins by checkmate".into())));
+    let e = Game::new(standard()).best_action("mastr", 0, Clock::Off).unwrap_err();
+    assert_eq!(e.to_string(), "unknown level `mastr` (did you mean `master`?); the levels are novice, veteran, master");
+}
+
+#[test]
+fn the_search_obeys_filter_actions() {
+    // The hook forbids taking the queen: the search must play something else it allows.
+    let rules = r#"
+function filter_actions(game, actions)
+  local out = {}
+  for _, a in ipairs(actions) do
+    if a ~= "f3-h4" then out[#out + 1] = a end
+  end
+  return out
+end
+"#;
+    let v = load(&folder("", Some(rules)));
+    let g = Game::from_fen(v, HANGING_QUEEN).unwrap();
+    assert!(!g.legal_actions().iter().any(|a| g.format(a) == "f3-h4"));
+    for level in ["novice", "veteran"] {
+        let r = best(&g, level, 0);
+        assert_eq!(r.backend, Backend::Slow, "{level}");
+        assert_ne!(text(&g, &r), "f3-h4", "{level}");
+        assert!(g.legal_actions().contains(&r.action), "{level}");
+        let mut after = g.clone();
+        after.apply(r.action).unwrap();
+    }
+}
+
+#[test]
+fn the_search_plays_for_outcomes_that_hooks_declare() {
+    // A variant where white wins by putting a pawn on e4: from the start, e2-e4 wins at once.
+    let rules = r#"
+function check_outcome(game)
+  local p = game:piece("e4")
+  if p and p.kind == "pawn" and p.side == "white" then return "white", "the centre" end
+end
+"#;
+    let v = load(&folder("", Some(rules)));
+    let g = Game::new(v);
+    for level in ["novice", "veteran"] {
+        let r = best(&g, level, 0);
+        assert_eq!((text(&g, &r).as_str(), r.mate, r.backend), ("e2-e4", Some(1), Backend::Slow), "{level}");
+    }
+}
+
+#[test]
+fn both_back_ends_agree_on_plain_chess() {
+    // A hook that changes nothing sends the search through the slow back end.
+    let v = load(&folder("", Some("function on_turn_end(game) end")));
+    for fen in [MATE_IN_2, HANGING_QUEEN, STALEMATE_TRAP] {
+        let slow = Game::from_fen(v.clone(), fen).unwrap();
+        let fast = game(fen);
+        let (s, f) = (best(&slow, "veteran", 0), best(&fast, "veteran", 0));
+        assert_eq!((s.backend, f.backend), (Backend::Slow, Backend::Fast));
+        assert_eq!((s.action, s.score, s.mate), (f.action, f.score, f.mate), "{fen}");
+    }
+}
+
+#[test]
+fn defaults_apply_without_an_ai_table() {
+    let c = AiConfig::from_variant(&standard()).unwrap();
+    assert_eq!(c, AiConfig::default());
+    let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["novice", "veteran", "master"]);
+    let depths: Vec<u32> = c.levels.iter().map(|(_, l)| l.depth).collect();
+    assert_eq!(depths, [1, 3, 5]);
+    assert!(c.level("master").unwrap().quiescence);
+    assert!(c.level("novice").unwrap().noise > 0);
+}
+
+#[test]
+fn ai_keys_override_the_defaults() {
+    let dir = folder(
+        "[ai]\ntempo = 0\nmobility = 5\n[ai.levels.master]\ntime_ms = 500\n[ai.levels.blitz]\ndepth = 2\nnoise = 10\n",
+        None,
+    );
+    let c = AiConfig::from_variant(&load(&dir)).unwrap();
+    assert_eq!((c.weights.tempo, c.weights.mobility, c.weights.material), (0, 5, 100));
+    let master = c.level("master").unwrap();
+    assert_eq!((master.depth, master.time_ms, master.quiescence), (5, 500, true));
+    assert_eq!(c.level("blitz").unwrap(), &Level { depth: 2, time_ms: 0, noise: 10, quiescence: false, nodes: 0 });
+    let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["novice", "veteran", "master", "blitz"]);
+    // The new level plays.
+    let g = Game::new(load(&dir));
+    assert_eq!(best(&g, "blitz", 0).depth, 2);
+}
+
+#[test]
+fn ai_problems_are_located_with_suggestions() {
+    assert_eq!(
+        problems("[ai]\nmobilty = 3\n"),
+        [
+            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, levels"
+        ]
+    );
+    assert_eq!(
+        problems("[ai.levels.master]\ndepth = \"five\"\nquiesence = true\n"),
+        [
+            "variant.toml:3:9: `ai.levels.master.depth` must be a whole number, not the text \"five\"",
+            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes",
+        ]
+    );
+    assert_eq!(
+        problems("[ai.levels.blitz]\nnoise = 5\n\n[ai.levels.novice]\ndepth = 0\nquiescence = 1\n"),
+        [
+            "variant.toml:2:12: level `blitz` needs a `depth` (plies, 1 to 64)",
+            "variant.toml:6:9: `ai.levels.novice.depth` must be from 1 to 64, not 0",
+            "variant.toml:7:14: `ai.levels.novice.quiescence` must be true or false, not the number 1",
+        ]
+    );
+    assert_eq!(
+        problems("[ai]\nlevels = 3\n"),
+        ["variant.toml:3:10: `ai.levels` must be a table of levels ([ai.levels.<name>]), not the number 3"]
+    );
+    // best_action reports them too.
+    let v = load(&folder("[ai]\ntempo = \"high\"\n", None));
+    match Game::new(v).best_action("master", 0, Clock::Off) {
+        Err(AiError::Config(ps)) => {
+            assert_eq!(ps.len(), 1);
+            assert!(ps[0].message.contains("`ai.tempo` must be a whole number, not the text \"high\""), "{ps:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
