@@ -7,6 +7,7 @@
 mod ai;
 mod bench;
 mod fixtures;
+mod play;
 mod watch;
 
 use std::path::PathBuf;
@@ -102,6 +103,8 @@ enum Command {
     Fixtures(fixtures::FixturesArgs),
     /// Re-check a variant and re-run its fixtures on every save of its files.
     Watch(watch::WatchArgs),
+    /// Play in the terminal, with the control panel (AI level, undo, copy/paste, save/load…).
+    Play(play::PlayArgs),
     /// The computer player's action (last line of output: the action alone).
     Move(ai::MoveArgs),
     /// Two levels of the computer player play a match with alternating colours.
@@ -236,6 +239,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Bench(args) => bench::run(args),
         Command::Fixtures(args) => fixtures::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Play(args) => play::run(args),
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => ai::run_match(args),
     }

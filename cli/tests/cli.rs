@@ -184,3 +184,77 @@ fn watch_reloads_on_save_and_keeps_the_last_good_rules() {
     wait_for("rules reloaded: ok");
     assert!(child.wait().unwrap().success());
 }
+
+/// Runs `varia play` with `input` on stdin, its data folder and clipboard in `data`.
+fn play(args: &[&str], input: &str, data: &std::path::Path) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_varia"))
+        .arg("play")
+        .args(args)
+        .env("VARIA_DATA_DIR", data)
+        .env("VARIA_CLIPBOARD", "file")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_control_panel_is_scriptable() {
+    let data = scratch("panel");
+    // Two humans: moves, undo of up to 4 plies, copy, reset, paste (replaces the game).
+    let o = play(
+        &["decachess", "--as", "both"],
+        "e2-e5\nd9-d6\ne5-d6\nundo\nb2-b4\nc9-c7\ncopy\nreset\npaste\nquit\n",
+        &data,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("took back 3 plies"), "{out}");
+    assert!(out.contains("copied 2 moves to "), "{out}");
+    assert_eq!(std::fs::read_to_string(data.join("clipboard.txt")).unwrap(), "b2-b4 c9-c7");
+    assert!(out.contains("pasted 2 moves from "), "{out}");
+    assert!(out.ends_with("last move: c9-c7\nwhite to move\nwhite> quit\n"), "{out}");
+
+    // An invalid pasted list is refused and the current game kept.
+    std::fs::write(data.join("clipboard.txt"), "e2-e5 e2-e5").unwrap();
+    let o = play(&["decachess", "--as", "both"], "a2-a3\npaste\nboard\nquit\n", &data);
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "paste refused (move 2 (`e2-e5`): e2-e5 is illegal: there is no piece on e2); the current game is kept"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("last move: a2-a3"), "{out}");
+
+    // Save overwrites the one slot; load restores the game and the panel settings.
+    let o = play(&["decachess", "--as", "both"], "h2-h5\nsave\nreset\nload\nquit\n", &data);
+    let out = stdout(&o);
+    assert!(out.contains("loaded ") && out.contains("(you play both, AI level veteran)"), "{out}");
+    assert!(out.contains("last move: h2-h5"), "{out}");
+    let o = play(&["decachess", "--as", "both"], "g2-g3\nsave\nquit\n", &data);
+    assert!(o.status.success());
+    let saved = std::fs::read_to_string(data.join("decachess/save.json")).unwrap();
+    assert!(saved.contains("\"g2-g3\"") && !saved.contains("h2-h5"), "saving again overwrites the slot");
+
+    // Against the AI: it answers at once; changing the level keeps the game; changing
+    // play-as restarts it.
+    let o = play(
+        &["decachess", "--as", "white", "--ai", "novice", "--seed", "1"],
+        "e2-e5\nlevel veteran\nas black\nquit\n",
+        &data,
+    );
+    let out = stdout(&o);
+    assert!(out.contains("black (novice) plays "), "{out}");
+    assert!(out.contains("AI level veteran: from its next move"), "{out}");
+    assert!(out.contains("you play black (mode ai): new game"), "{out}");
+    assert!(out.contains("white (veteran) plays "), "after the restart the AI (white) moves first: {out}");
+    let o = play(&["decachess", "--ai", "grandmaster"], "quit\n", &data);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("grandmaster"), "{}", stderr(&o));
+}

@@ -1,0 +1,502 @@
+//! `varia play`: a game in the terminal, with the control panel of the rules documents:
+//! game mode and play-as (changing either restarts), AI level (changes the AI's next move,
+//! no restart), manual move entry, undo (up to 4 plies), copy and paste of the move list
+//! (system clipboard when one is found, else a file), one saved-state slot, reset.
+//!
+//! Everything is line-based on stdin, so a session can be scripted:
+//! `printf 'e2-e5\nundo\nquit\n' | varia play decachess --as both`.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use varia::search::Clock;
+use varia::variant::Override;
+use varia::{Event, Game, Side, Variant};
+
+use crate::Fail;
+
+#[derive(clap::Args)]
+pub struct PlayArgs {
+    /// A variant name or folder.
+    variant: String,
+    /// The computer player's level (a name from the variant's [ai.levels]).
+    #[arg(long, default_value = "veteran")]
+    ai: String,
+    /// The sides you play: white or black (against the AI), both (two humans at one
+    /// keyboard), none (watch the AI play itself).
+    #[arg(long = "as", default_value = "white")]
+    play_as: String,
+    /// Seed of the AI's randomness (the same seed and moves give the same game).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Override values of the variant (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Stop an AI-only game after this many plies.
+    #[arg(long, default_value_t = 400)]
+    max_plies: usize,
+}
+
+/// Who plays which side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PlayAs {
+    White,
+    Black,
+    Both,
+    None,
+}
+
+impl PlayAs {
+    fn parse(s: &str) -> Option<PlayAs> {
+        Some(match s {
+            "white" | "w" => PlayAs::White,
+            "black" | "b" => PlayAs::Black,
+            "both" => PlayAs::Both,
+            "none" => PlayAs::None,
+            _ => return None,
+        })
+    }
+    fn name(self) -> &'static str {
+        match self {
+            PlayAs::White => "white",
+            PlayAs::Black => "black",
+            PlayAs::Both => "both",
+            PlayAs::None => "none",
+        }
+    }
+    fn human(self, side: Side) -> bool {
+        match self {
+            PlayAs::White => side == Side::White,
+            PlayAs::Black => side == Side::Black,
+            PlayAs::Both => true,
+            PlayAs::None => false,
+        }
+    }
+    /// The game mode this implies: against the AI, or between humans.
+    fn mode(self) -> &'static str {
+        if self == PlayAs::Both { "humans" } else { "ai" }
+    }
+}
+
+struct Panel {
+    variant: Arc<Variant>,
+    game: Game,
+    play_as: PlayAs,
+    level: String,
+    seed: u64,
+    max_plies: usize,
+}
+
+const HELP: &str = "\
+Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's move), or:
+  mode ai|humans     game mode: against the AI, or two humans (restarts the game)
+  as white|black|both|none   the sides you play (restarts the game)
+  level NAME         the AI's level, e.g. novice, veteran, master (from its next move; no restart)
+  undo               take back up to 4 plies
+  copy               copy the move list to the clipboard (or a file if there is none)
+  paste              replace the game with the move list on the clipboard (or in that file)
+  save / load        the one saved-state slot (saving again overwrites it)
+  reset              restart now
+  board | moves | help | quit";
+
+/// Where varia keeps its files for a user: `$VARIA_DATA_DIR`, else the platform's data
+/// folder (`$XDG_DATA_HOME/varia`, `~/.local/share/varia`, `~/Library/Application
+/// Support/varia`, `%APPDATA%\varia`).
+fn data_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("VARIA_DATA_DIR") {
+        return PathBuf::from(d);
+    }
+    if cfg!(windows) {
+        if let Some(a) = std::env::var_os("APPDATA") {
+            return PathBuf::from(a).join("varia");
+        }
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    if cfg!(target_os = "macos") {
+        return home.join("Library/Application Support/varia");
+    }
+    match std::env::var_os("XDG_DATA_HOME") {
+        Some(x) if !x.is_empty() => PathBuf::from(x).join("varia"),
+        _ => home.join(".local/share/varia"),
+    }
+}
+
+/// The system clipboard through the platform's tools, or a file when there is none
+/// (or when `VARIA_CLIPBOARD=file`). Returns where the text went or came from.
+mod clipboard {
+    use super::*;
+
+    const WRITERS: &[(&str, &[&str])] = &[
+        ("wl-copy", &[]),
+        ("xclip", &["-selection", "clipboard"]),
+        ("xsel", &["--clipboard", "--input"]),
+        ("pbcopy", &[]),
+        ("clip.exe", &[]),
+    ];
+    const READERS: &[(&str, &[&str])] = &[
+        ("wl-paste", &["--no-newline"]),
+        ("xclip", &["-selection", "clipboard", "-o"]),
+        ("xsel", &["--clipboard", "--output"]),
+        ("pbpaste", &[]),
+        ("powershell.exe", &["-command", "Get-Clipboard"]),
+    ];
+
+    fn forced_file() -> bool {
+        std::env::var("VARIA_CLIPBOARD").is_ok_and(|v| v == "file")
+    }
+
+    pub fn file() -> PathBuf {
+        data_dir().join("clipboard.txt")
+    }
+
+    pub fn copy(text: &str) -> Result<String, Fail> {
+        if !forced_file() {
+            for (cmd, args) in WRITERS {
+                let Ok(mut child) = Command::new(cmd).args(*args).stdin(Stdio::piped()).stderr(Stdio::null()).spawn()
+                else {
+                    continue;
+                };
+                let ok = child.stdin.take().is_some_and(|mut i| i.write_all(text.as_bytes()).is_ok());
+                if ok && child.wait().is_ok_and(|s| s.success()) {
+                    return Ok(format!("the clipboard ({cmd})"));
+                }
+            }
+        }
+        let f = file();
+        std::fs::create_dir_all(f.parent().unwrap()).map_err(|e| Fail(format!("{}: {e}", f.display())))?;
+        std::fs::write(&f, text).map_err(|e| Fail(format!("{}: {e}", f.display())))?;
+        Ok(format!("{} (no system clipboard found)", f.display()))
+    }
+
+    pub fn paste() -> Result<(String, String), Fail> {
+        if !forced_file() {
+            for (cmd, args) in READERS {
+                if let Ok(out) = Command::new(cmd).args(*args).stderr(Stdio::null()).output()
+                    && out.status.success()
+                {
+                    return Ok((String::from_utf8_lossy(&out.stdout).into_owned(), format!("the clipboard ({cmd})")));
+                }
+            }
+        }
+        let f = file();
+        let text = std::fs::read_to_string(&f).map_err(|e| {
+            Fail(format!("no system clipboard found, and {} cannot be read ({e}); use `copy` first", f.display()))
+        })?;
+        Ok((text, f.display().to_string()))
+    }
+}
+
+impl Panel {
+    fn save_file(&self) -> PathBuf {
+        data_dir().join(&self.variant.name).join("save.json")
+    }
+
+    fn restart(&mut self) {
+        self.game = Game::with_seed(self.variant.clone(), self.seed);
+    }
+
+    /// The board with the state a player needs: whose turn, check, graveyards, frozen
+    /// and waiting pieces, the last move.
+    fn draw(&self, out: &mut impl Write) {
+        let v = &self.variant;
+        let g = &self.game;
+        let _ = write!(out, "{}", g.board_text());
+        let setup = g.setup();
+        let has_graveyards = v.kinds.iter().any(|k| k.promotion.as_ref().is_some_and(|p| p.from_graveyard));
+        if has_graveyards || setup.graveyard.iter().flatten().any(|&n| n > 0) {
+            for side in Side::BOTH {
+                let mut list = Vec::new();
+                for (k, &n) in setup.graveyard[side.index()].iter().enumerate().take(v.kinds.len()) {
+                    for _ in 0..n {
+                        list.push(v.letter(varia::Piece::new(varia::KindId(k as u8), side)).to_string());
+                    }
+                }
+                let shown = if list.is_empty() { "-".to_string() } else { list.join(" ") };
+                let _ = writeln!(out, "{side} graveyard: {shown}");
+            }
+        }
+        let names = |l: &[varia::Square]| l.iter().map(|&s| v.square_name(s)).collect::<Vec<_>>().join(", ");
+        if !setup.frozen.is_empty() {
+            let _ = writeln!(out, "frozen (oldest first): {}", names(&setup.frozen));
+        }
+        if !setup.waiting.is_empty() {
+            let _ = writeln!(out, "waiting a turn: {}", names(&setup.waiting));
+        }
+        if let Some(last) = g.history_text().last() {
+            let _ = writeln!(out, "last move: {last}");
+        }
+        match g.outcome() {
+            Some(o) => {
+                let _ = writeln!(out, "game over: {}", o.describe());
+            }
+            None => {
+                let check = if g.in_check() { " (in check)" } else { "" };
+                let _ = writeln!(out, "{} to move{check}", g.to_move());
+            }
+        }
+    }
+
+    /// Plays the AI's moves while it is the AI's turn.
+    fn ai_turns(&mut self, out: &mut impl Write) -> Result<(), Fail> {
+        let mut played = 0;
+        while self.game.outcome().is_none() && !self.play_as.human(self.game.to_move()) {
+            if self.play_as == PlayAs::None && self.game.ply() >= self.max_plies {
+                let _ = writeln!(out, "stopped after {} plies (--max-plies)", self.max_plies);
+                return Ok(());
+            }
+            let side = self.game.to_move();
+            let t = Instant::now();
+            let seed = self.seed.wrapping_add(self.game.ply() as u64);
+            let r = self.game.best_action(&self.level, seed, Clock::Budget(t)).map_err(|e| Fail(e.to_string()))?;
+            let text = self.game.format(&r.action);
+            let events = self.game.apply(r.action)?;
+            let note = returned_suffix(&self.game, &events);
+            let _ = writeln!(
+                out,
+                "{side} ({}) plays {text}{note}   [depth {}, {} nodes, {} ms]",
+                self.level,
+                r.depth,
+                r.nodes,
+                t.elapsed().as_millis()
+            );
+            played += 1;
+        }
+        if played > 0 {
+            self.draw(out);
+        }
+        Ok(())
+    }
+
+    /// Handles one line of input; returns false to quit.
+    fn command(&mut self, line: &str, out: &mut impl Write) -> Result<bool, Fail> {
+        let mut words = line.split_whitespace();
+        let Some(word) = words.next() else { return Ok(true) };
+        let arg = words.next();
+        match word.to_ascii_lowercase().as_str() {
+            "quit" | "exit" | "q" => return Ok(false),
+            "help" | "?" => {
+                let _ = writeln!(out, "{HELP}");
+            }
+            "board" => self.draw(out),
+            "moves" => {
+                let list: Vec<String> = self.game.legal_actions().iter().map(|a| self.game.format(a)).collect();
+                let _ = writeln!(out, "{} legal: {}", list.len(), list.join(" "));
+            }
+            "mode" => {
+                let play_as = match arg {
+                    Some("ai") if self.play_as == PlayAs::Both => PlayAs::White,
+                    Some("ai") => self.play_as,
+                    Some("humans") => PlayAs::Both,
+                    _ => {
+                        let _ = writeln!(out, "mode is `ai` or `humans` (now: {})", self.play_as.mode());
+                        return Ok(true);
+                    }
+                };
+                self.play_as = play_as;
+                self.restart();
+                let _ = writeln!(out, "mode {} (you play {}): new game", play_as.mode(), play_as.name());
+                self.draw(out);
+            }
+            "as" => match arg.and_then(PlayAs::parse) {
+                Some(p) => {
+                    self.play_as = p;
+                    self.restart();
+                    let _ = writeln!(out, "you play {} (mode {}): new game", p.name(), p.mode());
+                    self.draw(out);
+                }
+                None => {
+                    let _ = writeln!(out, "as: white, black, both or none (now: {})", self.play_as.name());
+                }
+            },
+            "level" => match arg {
+                Some(l) => match varia::search::AiConfig::from_variant(&self.variant)
+                    .map_err(|p| p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))
+                    .and_then(|c| c.level(l).map(|_| ()))
+                {
+                    Ok(()) => {
+                        self.level = l.to_string();
+                        let _ = writeln!(out, "AI level {l}: from its next move");
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "{e}");
+                    }
+                },
+                None => {
+                    let _ = writeln!(out, "AI level: {}", self.level);
+                }
+            },
+            "undo" => {
+                let n = self.game.undo(4);
+                let _ = writeln!(out, "took back {n} pl{}", if n == 1 { "y" } else { "ies" });
+                self.draw(out);
+            }
+            "copy" => {
+                let text = self.game.moves_text();
+                let where_ = clipboard::copy(&text)?;
+                let _ = writeln!(out, "copied {} moves to {where_}", self.game.ply());
+            }
+            "paste" => {
+                let (text, from) = clipboard::paste()?;
+                match Game::from_moves(self.variant.clone(), &text) {
+                    Ok(g) => {
+                        let n = g.ply();
+                        self.game = g;
+                        let _ = writeln!(out, "pasted {n} moves from {from}: the game was replaced");
+                        self.draw(out);
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "paste refused ({e}); the current game is kept");
+                    }
+                }
+            }
+            "save" => {
+                let f = self.save_file();
+                let state = json!({
+                    "panel": {"mode": self.play_as.mode(), "as": self.play_as.name(), "level": self.level, "seed": self.seed},
+                    "game": self.game.snapshot(),
+                });
+                std::fs::create_dir_all(f.parent().unwrap()).map_err(|e| Fail(format!("{}: {e}", f.display())))?;
+                std::fs::write(&f, serde_json::to_string_pretty(&state).unwrap())
+                    .map_err(|e| Fail(format!("{}: {e}", f.display())))?;
+                let _ = writeln!(out, "saved to {} (the one slot; saving again overwrites it)", f.display());
+            }
+            "load" => {
+                let f = self.save_file();
+                match load_state(&self.variant, &f) {
+                    Ok((game, play_as, level)) => {
+                        self.game = game;
+                        self.play_as = play_as;
+                        self.level = level;
+                        let _ = writeln!(
+                            out,
+                            "loaded {} (you play {}, AI level {})",
+                            f.display(),
+                            self.play_as.name(),
+                            self.level
+                        );
+                        self.draw(out);
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "load refused: {e}; the current game is kept");
+                    }
+                }
+            }
+            "reset" => {
+                self.restart();
+                let _ = writeln!(out, "new game");
+                self.draw(out);
+            }
+            _ => {
+                if !self.play_as.human(self.game.to_move()) && self.game.outcome().is_none() {
+                    let _ = writeln!(out, "it is the AI's turn");
+                    return Ok(true);
+                }
+                match self.game.play(line.trim()) {
+                    Ok(events) => {
+                        let note = returned_suffix(&self.game, &events);
+                        if !note.is_empty() {
+                            let _ = writeln!(out, "{note}");
+                        }
+                        self.draw(out);
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "{e} (type `help` for commands, `moves` for the legal moves)");
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// " +N" when a frozen piece returned after this action, for the move's text.
+fn returned_suffix(g: &Game, events: &[Event]) -> String {
+    let v = g.variant();
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Returned { to, .. } => Some(format!("+{}", v.kind(*to).letter)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A saved slot: the game and the panel settings. Anything wrong is an error, and the
+/// caller keeps its current game.
+fn load_state(v: &Arc<Variant>, f: &PathBuf) -> Result<(Game, PlayAs, String), String> {
+    let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e} (nothing saved yet?)", f.display()))?;
+    let state: Value = serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", f.display()))?;
+    let panel = state.get("panel").ok_or_else(|| format!("{}: no `panel`", f.display()))?;
+    let play_as = panel
+        .get("as")
+        .and_then(Value::as_str)
+        .and_then(PlayAs::parse)
+        .ok_or_else(|| format!("{}: panel.as must be white, black, both or none", f.display()))?;
+    let level = panel.get("level").and_then(Value::as_str).unwrap_or("veteran").to_string();
+    let game = Game::restore(v.clone(), state.get("game").unwrap_or(&Value::Null))
+        .map_err(|e| format!("{}: {e}", f.display()))?;
+    Ok((game, play_as, level))
+}
+
+pub fn run(args: PlayArgs) -> Result<(), Fail> {
+    let overrides = args.set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
+    let variant = Variant::load_with(&args.variant, &overrides)?;
+    let play_as = PlayAs::parse(&args.play_as)
+        .ok_or_else(|| Fail(format!("--as must be white, black, both or none, not `{}`", args.play_as)))?;
+    varia::search::AiConfig::from_variant(&variant)
+        .map_err(|p| Fail(p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n")))?
+        .level(&args.ai)
+        .map_err(Fail)?;
+    let mut panel = Panel {
+        game: Game::with_seed(variant.clone(), args.seed),
+        variant,
+        play_as,
+        level: args.ai,
+        seed: args.seed,
+        max_plies: args.max_plies,
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let title = if panel.variant.title.is_empty() { panel.variant.name.clone() } else { panel.variant.title.clone() };
+    let _ = writeln!(
+        out,
+        "{title}: you play {} (mode {}), AI level {}. Type `help` for the commands.",
+        panel.play_as.name(),
+        panel.play_as.mode(),
+        panel.level
+    );
+    panel.draw(&mut out);
+    panel.ai_turns(&mut out)?;
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let mut lines = stdin.lock().lines();
+    loop {
+        if panel.play_as == PlayAs::None {
+            // Watching: the AI played until the end (or the ply limit).
+            let _ = writeln!(out, "(watching; `as white` to play, `quit` to leave)");
+        }
+        let prompt = match panel.game.outcome() {
+            Some(_) => "game over> ".to_string(),
+            None => format!("{}> ", panel.game.to_move()),
+        };
+        let _ = write!(out, "{prompt}");
+        let _ = out.flush();
+        let Some(line) = lines.next() else {
+            let _ = writeln!(out);
+            return Ok(());
+        };
+        let line = line.map_err(|e| Fail(e.to_string()))?;
+        if !interactive {
+            // Piped input: echo it, so a transcript reads like a session.
+            let _ = writeln!(out, "{line}");
+        }
+        if !panel.command(&line, &mut out)? {
+            return Ok(());
+        }
+        panel.ai_turns(&mut out)?;
+    }
+}
