@@ -6,6 +6,8 @@
 //!   ratios. Fairy-Stockfish counts leaves in bulk at depth 1, as varia's perft does.
 //! - `hooks`: the cost of one Lua hook call, and of a whole action with a trivial hook.
 //! - `load`: the time to load each shipped variant (TOML, tables and Lua).
+//! - `ai`: the computer player's move time per level from the start position (median of
+//!   the runs, with the level's own time budget), its depth and nodes per second.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -17,7 +19,7 @@ use crate::Fail;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: perft, hooks, load (several allowed; default perft).
+    /// What to measure: perft, hooks, load, ai (several allowed; default perft).
     suites: Vec<String>,
     /// Runs per case; the median is reported.
     #[arg(long, default_value_t = 3)]
@@ -117,8 +119,9 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "perft" => perft(&args)?,
             "hooks" => hooks(&args)?,
             "load" => load(&args)?,
+            "ai" => ai(&args)?,
             other => {
-                return Err(Fail(format!("unknown suite `{other}`; expected perft, hooks or load")));
+                return Err(Fail(format!("unknown suite `{other}`; expected perft, hooks, load or ai")));
             }
         }
     }
@@ -276,6 +279,65 @@ fn load(args: &BenchArgs) -> Result<(), Fail> {
             samples.push(t.elapsed().as_secs_f64() * 1e3);
         }
         println!("{name:<22} {:>12.2}", median(samples));
+    }
+    Ok(())
+}
+
+/// Positions for the `ai` suite: the start of each shipped two-sided game, and a busy
+/// middlegame for the search's speed.
+const AI_CASES: &[(&str, &str, Option<&str>)] = &[
+    ("standard start", "standard", None),
+    ("standard kiwipete", "standard", Some(KIWIPETE)),
+    ("decachess start", "decachess", None),
+];
+
+fn ai(args: &BenchArgs) -> Result<(), Fail> {
+    use varia::search::{AiConfig, Clock};
+    let runs = args.runs.max(5);
+    println!(
+        "{:<20} {:<8} {:>5} {:>10} {:>10} {:>9}  {}",
+        "case", "level", "depth", "nodes", "median ms", "Mnodes/s", "move"
+    );
+    for &(label, variant, fen) in
+        AI_CASES.iter().filter(|c| args.only.as_ref().is_none_or(|o| c.0.contains(o.as_str())))
+    {
+        let v = match Variant::load(variant) {
+            Ok(v) => v,
+            Err(e) => {
+                println!("{label:<20} skipped: {}", e.to_string().lines().next().unwrap_or_default());
+                continue;
+            }
+        };
+        let game = match fen {
+            Some(f) => Game::from_fen(v, f)?,
+            None => Game::new(v),
+        };
+        let config = AiConfig::from_variant(game.variant()).map_err(varia::search::AiError::Config)?;
+        for (name, level) in &config.levels {
+            let mut secs = Vec::new();
+            let mut last = None;
+            for i in 0..runs {
+                eprint!("\r{label} {name}: run {}/{runs}   ", i + 1);
+                let t = Instant::now();
+                let r = game.search(&config, level, 0, Clock::Budget(t))?;
+                secs.push(t.elapsed().as_secs_f64());
+                last = Some(r);
+            }
+            eprint!("\r{:60}\r", "");
+            let r = last.expect("at least one run");
+            let s = median(secs);
+            println!(
+                "{:<20} {:<8} {:>5} {:>10} {:>10.1} {:>9.2}  {}{}",
+                label,
+                name,
+                r.depth,
+                r.nodes,
+                s * 1e3,
+                r.nodes as f64 / s.max(1e-9) / 1e6,
+                game.format(&r.action),
+                if r.stopped { " (time budget spent)" } else { "" }
+            );
+        }
     }
     Ok(())
 }

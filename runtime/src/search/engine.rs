@@ -14,7 +14,7 @@ use crate::rng::Rng;
 use crate::variant::Verdict;
 
 use super::config::Level;
-use super::tt::{Bound, Entry, Table};
+use super::tt::{Best, Bound, Entry, Table};
 use super::{Backend, SearchResult};
 
 /// The score of a mate on the board (the side to move is mated: `-MATE`).
@@ -284,8 +284,8 @@ impl<N: Node> Search<'_, N> {
 
     /// The order in which actions are tried: the table's move, captures (most valuable
     /// victim, then least valuable attacker), promotions, killers, then history.
-    fn order_key(&self, a: Action, tt_move: Option<Action>, ply: usize) -> i32 {
-        if Some(a) == tt_move {
+    fn order_key(&self, a: Action, tt_move: Option<Best>, ply: usize) -> i32 {
+        if tt_move.is_some_and(|b| b.is(a)) {
             return 1 << 30;
         }
         let promo = a.promotion.map_or(0, |k| self.node.kind_value(k.index()).max(0));
@@ -358,7 +358,7 @@ impl<N: Node> Search<'_, N> {
         let pv_node = beta - alpha > 1;
         if let Some(e) = entry
             && !pv_node
-            && e.depth as i32 >= depth
+            && e.depth >= depth
         {
             let s = from_tt(e.score, ply);
             match e.bound {
@@ -446,7 +446,7 @@ impl<N: Node> Search<'_, N> {
         } else {
             Bound::Upper
         };
-        self.tt.store(Entry { key, best: best_move, score: to_tt(best, ply), depth: depth as i16, bound });
+        self.tt.store(key, Entry { best: best_move.map(Best::of), score: to_tt(best, ply), depth, bound });
         best
     }
 

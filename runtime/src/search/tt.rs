@@ -1,5 +1,9 @@
 //! The transposition table: results of searched positions, keyed by the position hash,
 //! a fixed number of entries, replaced by depth.
+//!
+//! An entry is two words: the full key, and the data packed into 64 bits (score, depth,
+//! bound, best action). Zeroed memory is an empty table, so a large table costs nothing
+//! until it is used.
 
 use crate::action::Action;
 
@@ -14,42 +18,129 @@ pub(crate) enum Bound {
     Upper,
 }
 
+/// The best action of an entry, as from-square, to-square and promotion (kind + 1, or
+/// 0): enough to find it again among the legal actions, whatever its kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Best {
+    from: u8,
+    to: u8,
+    promotion: u8,
+}
+
+impl Best {
+    pub fn of(a: Action) -> Best {
+        Best { from: a.from.0, to: a.to.0, promotion: a.promotion.map_or(0, |k| k.0 + 1) }
+    }
+
+    #[inline]
+    pub fn is(self, a: Action) -> bool {
+        self == Best::of(a)
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
-    pub key: u64,
-    pub best: Option<Action>,
+    pub best: Option<Best>,
     pub score: i32,
-    pub depth: i16,
+    pub depth: i32,
     pub bound: Bound,
 }
 
+const FILLED: u64 = 1 << 63;
+const HAS_BEST: u64 = 1 << 62;
+
+impl Entry {
+    fn pack(&self) -> u64 {
+        let bound = match self.bound {
+            Bound::Exact => 0,
+            Bound::Lower => 1,
+            Bound::Upper => 2,
+        };
+        let mut d = FILLED
+            | (self.score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64)
+            | ((self.depth.clamp(-128, 127) as i8 as u8 as u64) << 16)
+            | (bound << 24);
+        if let Some(b) = self.best {
+            d |= HAS_BEST | (b.from as u64) << 32 | (b.to as u64) << 40 | (b.promotion as u64) << 48;
+        }
+        d
+    }
+
+    fn unpack(d: u64) -> Entry {
+        Entry {
+            best: (d & HAS_BEST != 0).then_some(Best {
+                from: (d >> 32) as u8,
+                to: (d >> 40) as u8,
+                promotion: (d >> 48) as u8,
+            }),
+            score: d as u16 as i16 as i32,
+            depth: (d >> 16) as u8 as i8 as i32,
+            bound: match (d >> 24) & 3 {
+                0 => Bound::Exact,
+                1 => Bound::Lower,
+                _ => Bound::Upper,
+            },
+        }
+    }
+}
+
 pub(crate) struct Table {
-    entries: Vec<Option<Entry>>,
+    /// `[key, data]` per slot.
+    slots: Vec<[u64; 2]>,
     mask: usize,
 }
 
 impl Table {
     /// A table of `2^bits` entries.
     pub fn new(bits: u32) -> Table {
-        Table { entries: vec![None; 1 << bits], mask: (1 << bits) - 1 }
+        Table { slots: vec![[0; 2]; 1 << bits], mask: (1 << bits) - 1 }
     }
 
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        self.entries[key as usize & self.mask].filter(|e| e.key == key)
+        let [k, d] = self.slots[key as usize & self.mask];
+        (k == key && d & FILLED != 0).then(|| Entry::unpack(d))
     }
 
-    /// Stores a result; a deeper result for another position keeps its slot.
+    /// Stores a result; a deeper result for another position keeps its slot, and a
+    /// result without a best action keeps the one stored for the same position.
     #[inline]
-    pub fn store(&mut self, e: Entry) {
-        let slot = &mut self.entries[e.key as usize & self.mask];
-        match slot {
-            Some(old) if old.key != e.key && old.depth > e.depth => {}
-            Some(old) if old.key == e.key && e.best.is_none() => {
-                let best = old.best;
-                *old = Entry { best, ..e };
+    pub fn store(&mut self, key: u64, mut e: Entry) {
+        let slot = &mut self.slots[key as usize & self.mask];
+        if slot[1] & FILLED != 0 {
+            let old = Entry::unpack(slot[1]);
+            if slot[0] != key && old.depth > e.depth {
+                return;
             }
-            _ => *slot = Some(e),
+            if slot[0] == key && e.best.is_none() {
+                e.best = old.best;
+            }
         }
+        *slot = [key, e.pack()];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::ActionKind;
+    use crate::geometry::Square;
+    use crate::piece::KindId;
+
+    #[test]
+    fn entries_round_trip() {
+        let a = Action::new(Square(12), Square(28), ActionKind::Normal).promoting(KindId(3));
+        let e = Entry { best: Some(Best::of(a)), score: -29_990, depth: 7, bound: Bound::Upper };
+        let back = Entry::unpack(e.pack());
+        assert_eq!((back.best, back.score, back.depth, back.bound), (e.best, e.score, e.depth, e.bound));
+        assert!(back.best.unwrap().is(a));
+        let mut t = Table::new(4);
+        assert!(t.probe(99).is_none());
+        t.store(99, Entry { best: None, score: 5, depth: -1, bound: Bound::Lower });
+        let got = t.probe(99).unwrap();
+        assert_eq!((got.best, got.score, got.depth, got.bound), (None, 5, -1, Bound::Lower));
+        // A shallower result for another position in the same slot does not replace it.
+        t.store(99 + 16, Entry { best: None, score: 1, depth: -2, bound: Bound::Exact });
+        assert!(t.probe(99).is_some() && t.probe(99 + 16).is_none());
     }
 }

@@ -1,0 +1,135 @@
+//! `varia move`, `varia match` and `varia bench ai` on the command line. Every search
+//! runs with `--no-clock`, so outputs are reproducible.
+
+use std::process::{Command, Output};
+
+fn varia(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_varia"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs varia")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn move_prints_the_action_alone_on_the_last_line() {
+    let o =
+        varia(&["move", "standard", "--fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "--level", "veteran", "--no-clock"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a1-a8\n");
+    let err = stderr(&o);
+    assert!(err.starts_with("veteran (fast back end): depth 1, seldepth 1, score mate 1, nodes "), "{err}");
+    assert!(err.contains("\npv: a1-a8\n"), "{err}");
+}
+
+#[test]
+fn move_plays_given_moves_first_and_is_reproducible() {
+    let args = ["move", "standard", "e2-e4", "e7-e5", "--level", "novice", "--seed", "5", "--no-clock"];
+    let (a, b) = (varia(&args), varia(&args));
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(stdout(&a), stdout(&b));
+    assert_eq!(stdout(&a).lines().count(), 1);
+    // The move is white's: from ranks 1 or 2.
+    let m = stdout(&a);
+    assert!(m.as_bytes()[1] == b'1' || m.as_bytes()[1] == b'2', "{m}");
+}
+
+#[test]
+fn move_errors_are_clear() {
+    let o = varia(&["move", "standard", "--level", "grandmaster"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: unknown level `grandmaster` (did you mean `master`?); the levels are novice, veteran, master\n"
+    );
+    let o = varia(&["move", "standard", "--fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "a1-a8"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "error: the game is over (white wins by checkmate)\n");
+    let o = varia(&["move", "standard", "e2-e5"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "error: move 1 (`e2-e5`): e2-e5 is illegal: a pawn on e2 cannot move to e5\n");
+}
+
+#[test]
+fn a_match_alternates_colours_and_scores_each_level() {
+    let o = varia(&[
+        "match",
+        "standard",
+        "--white",
+        "veteran",
+        "--black",
+        "novice",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--no-clock",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert!(lines[0].starts_with("game   1: veteran (white) vs novice (black): "), "{out}");
+    assert!(lines[1].starts_with("game   2: novice (white) vs veteran (black): "), "{out}");
+    assert!(lines[2].starts_with("after 2 games ("), "{out}");
+    assert!(lines[3].starts_with("veteran "), "{out}");
+    assert!(lines[4].starts_with("novice "), "{out}");
+    // The same seed replays the same match.
+    let again = varia(&[
+        "match",
+        "standard",
+        "--white",
+        "veteran",
+        "--black",
+        "novice",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--no-clock",
+    ]);
+    let games = |s: &str| s.lines().take(2).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(games(&stdout(&again)), games(&out));
+}
+
+#[test]
+fn a_match_scores_draws_by_the_ply_limit_as_halves() {
+    // Two plies cannot end a game: both are scored as draws, and a level meeting itself
+    // is told apart as A and B.
+    let o = varia(&[
+        "match",
+        "standard",
+        "--white",
+        "novice",
+        "--black",
+        "novice",
+        "--games",
+        "2",
+        "--max-plies",
+        "2",
+        "--no-clock",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("game   1: novice (A) (white) vs novice (B) (black): 1/2-1/2 (draw by the 2-ply limit, 2 plies)"),
+        "{out}"
+    );
+    assert!(out.contains("novice (A)         1.0/2 =  50.0%  (+0 =2 -0;"), "{out}");
+    assert!(out.contains("novice (B)         1.0/2 =  50.0%  (+0 =2 -0;"), "{out}");
+}
+
+#[test]
+fn bench_knows_the_ai_suite() {
+    let o = varia(&["bench", "nothing"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "error: unknown suite `nothing`; expected perft, hooks, load or ai\n");
+}
