@@ -295,8 +295,8 @@ fn ai(args: &BenchArgs) -> Result<(), Fail> {
     use varia::search::{AiConfig, Clock};
     let runs = args.runs.max(5);
     println!(
-        "{:<20} {:<8} {:>5} {:>10} {:>10} {:>9}  {}",
-        "case", "level", "depth", "nodes", "median ms", "Mnodes/s", "move"
+        "{:<20} {:<8} {:>5} {:>10} {:>10} {:>9}  move",
+        "case", "level", "depth", "nodes", "median ms", "Mnodes/s"
     );
     for &(label, variant, fen) in
         AI_CASES.iter().filter(|c| args.only.as_ref().is_none_or(|o| c.0.contains(o.as_str())))

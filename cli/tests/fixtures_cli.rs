@@ -200,10 +200,17 @@ fn an_unknown_target_is_an_error() {
     let o = varia(&["fixtures", "no-such-variant"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut found: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().filter(|e| e.path().is_dir()).map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    found.sort();
     assert!(
-        err.starts_with(
-            "error: no fixtures `no-such-variant`: not a file or folder, nor a folder of fixtures/ (found: standard"
-        ),
+        err.starts_with(&format!(
+            "error: no fixtures `no-such-variant`: not a file or folder, nor a folder of fixtures/ (found: {}",
+            found.join(", ")
+        )),
         "{err}"
     );
     // By name, a folder of fixtures/ is found from anywhere in the checkout.

@@ -19,22 +19,29 @@ pub enum ActionKind {
 }
 
 /// One action of a two-sided board game. Width-independent: the same value works on
-/// every board size. Written in text as `from-to`, with `=X` for a promotion.
+/// every board size. Written in text as `from-to`, with `=X` for a promotion and
+/// `@square` for a landing choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Action {
     pub from: Square,
     pub to: Square,
     pub kind: ActionKind,
     pub promotion: Option<KindId>,
+    /// Where the attacker lands, when an attack kills on several squares (combat).
+    pub landing: Option<Square>,
 }
 
 impl Action {
     #[inline(always)]
     pub fn new(from: Square, to: Square, kind: ActionKind) -> Action {
-        Action { from, to, kind, promotion: None }
+        Action { from, to, kind, promotion: None, landing: None }
     }
     #[inline(always)]
     pub fn promoting(self, kind: KindId) -> Action {
         Action { promotion: Some(kind), ..self }
+    }
+    #[inline(always)]
+    pub fn landing_on(self, sq: Square) -> Action {
+        Action { landing: Some(sq), ..self }
     }
 }

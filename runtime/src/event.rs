@@ -14,6 +14,23 @@ pub enum Event {
     Moved { side: Side, kind: KindId, from: Square, to: Square },
     /// A piece was removed by the opponent.
     Captured { side: Side, kind: KindId, square: Square },
+    /// A piece took damage (with `[combat]`): how much, what is left, why, and what
+    /// changed the amount (`note`: a multiplier, a guarding aura).
+    Damaged {
+        side: Side,
+        kind: KindId,
+        square: Square,
+        amount: i64,
+        hp: i64,
+        cause: crate::variant::Cause,
+        note: String,
+    },
+    /// A piece reached 0 hit points and was removed.
+    Killed { side: Side, kind: KindId, square: Square },
+    /// After its attack, the attacker landed on a square it killed.
+    Landed { side: Side, from: Square, to: Square },
+    /// After its attack, the attacker stayed where it was (no kill).
+    Bounced { side: Side, square: Square },
     /// A piece shot at a square without moving (the capture follows as `Captured`).
     Shot { side: Side, kind: KindId, from: Square, to: Square },
     /// A piece reached its promotion zone with nothing to become, and froze there.
@@ -41,6 +58,10 @@ pub enum Event {
 pub(crate) trait Sink {
     const ON: bool;
     fn push(&mut self, e: Event);
+    /// The damage a piece on `sq` is about to take; a rules hook may change it.
+    fn damage(&mut self, _sq: Square, amount: i64, _cause: crate::variant::Cause) -> i64 {
+        amount
+    }
 }
 
 pub(crate) struct NoEvents;
@@ -70,6 +91,17 @@ impl Event {
             Event::Captured { side, kind: k, square } => {
                 json!({"event": "captured", "side": side.name(), "kind": kind(k), "square": sq(square)})
             }
+            Event::Damaged { side, kind: k, square, amount, hp, cause, note } => json!({
+                "event": "damaged", "side": side.name(), "kind": kind(k), "square": sq(square),
+                "amount": amount, "hp": hp, "cause": cause.name(), "note": note
+            }),
+            Event::Killed { side, kind: k, square } => {
+                json!({"event": "killed", "side": side.name(), "kind": kind(k), "square": sq(square)})
+            }
+            Event::Landed { side, from, to } => {
+                json!({"event": "landed", "side": side.name(), "from": sq(from), "to": sq(to)})
+            }
+            Event::Bounced { side, square } => json!({"event": "bounced", "side": side.name(), "square": sq(square)}),
             Event::Shot { side, kind: k, from, to } => {
                 json!({"event": "shot", "side": side.name(), "kind": kind(k), "from": sq(from), "to": sq(to)})
             }
@@ -109,6 +141,13 @@ impl Event {
                 format!("{side} {} on {} promoted to {}", kind(from), sq(square), kind(to))
             }
             Event::Shot { side, kind: k, from, to } => format!("{side} {} on {} shoots {}", kind(k), sq(from), sq(to)),
+            Event::Damaged { side, kind: k, square, amount, hp, cause, note } => {
+                let note = if note.is_empty() { String::new() } else { format!(", {note}") };
+                format!("{side} {} on {} takes {amount} ({}{note}): {hp} HP left", kind(k), sq(square), cause.name())
+            }
+            Event::Killed { side, kind: k, square } => format!("{side} {} on {} killed", kind(k), sq(square)),
+            Event::Landed { side, from, to } => format!("{side} attacker {} lands on {}", sq(from), sq(to)),
+            Event::Bounced { side, square } => format!("{side} attacker stays on {}", sq(square)),
             Event::Frozen { side, square } => format!("{side} piece on {} frozen (nothing to promote to)", sq(square)),
             Event::Returned { side, square, from, to } => {
                 format!("{side} frozen {} on {} returns as {}", kind(from), sq(square), kind(to))

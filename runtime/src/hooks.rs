@@ -108,11 +108,23 @@ pub struct RuleState {
     pub rng: Rng,
     /// An outcome declared by a hook (`game:end_game`), applied after the hook.
     pub declared: Option<Outcome>,
+    /// Royal-repeat counts: per side, (square, arrivals) of its royal piece by plain moves
+    /// since the last reset (another move of that side, castling, or any damage).
+    pub royal_arrivals: [Vec<(Square, u32)>; 2],
+    /// Game time that has passed, in milliseconds (an input: `Game::set_elapsed`).
+    pub elapsed_ms: u64,
 }
 
 impl RuleState {
     pub fn new(seed: u64) -> RuleState {
-        RuleState { vars: BTreeMap::new(), scores: [0; 2], rng: Rng::new(seed), declared: None }
+        RuleState {
+            vars: BTreeMap::new(),
+            scores: [0; 2],
+            rng: Rng::new(seed),
+            declared: None,
+            royal_arrivals: [Vec::new(), Vec::new()],
+            elapsed_ms: 0,
+        }
     }
 }
 
@@ -121,7 +133,7 @@ impl RuleState {
 pub struct Removed {
     pub square: Square,
     pub piece: Piece,
-    /// `"capture"` or `"rules"` (removed by a hook's command).
+    /// `"capture"`, `"damage"` (killed at 0 HP) or `"rules"` (removed by a hook's command).
     pub cause: &'static str,
 }
 
@@ -227,6 +239,10 @@ impl<'a> HookGame<'a> {
     pub fn var(&self, name: &str) -> Option<&Var> {
         self.g().rules.vars.get(name)
     }
+    /// Everything about the piece on `sq` (hit points, auras…).
+    pub fn piece_state(&self, sq: Square) -> Option<crate::piece::PieceState> {
+        self.g().piece_state(sq)
+    }
     /// The legal actions of the core (without `filter_actions`), in notation.
     pub fn core_actions(&self) -> Vec<String> {
         let g = self.g();
@@ -248,6 +264,25 @@ impl<'a> HookGame<'a> {
     /// A whole number in `1..=n` from the game's seeded generator.
     pub fn random_int(&mut self, n: u64) -> Result<u64, String> {
         Ok(self.g_mut()?.0.rules.rng.below(n.max(1)) + 1)
+    }
+
+    /// The events of the action so far (empty in read-only hooks).
+    pub fn events(&self) -> &[Event] {
+        self.events.as_deref().map_or(&[], |e| e.as_slice())
+    }
+
+    /// Deals `amount` damage to the piece on `sq` (variants with hit points); at 0 HP it
+    /// is removed (`on_removed` follows).
+    pub fn damage(&mut self, sq: Square, amount: i64) -> Result<(), String> {
+        let name = self.name(sq);
+        let (g, events) = self.g_mut()?;
+        if g.variant().combat.is_none() {
+            return Err("this variant has no hit points (no [combat] in variant.toml)".into());
+        }
+        if !g.core_mut().damage(sq, amount, events) {
+            return Err(format!("there is no piece on {name}"));
+        }
+        Ok(())
     }
 
     /// Removes the piece on `sq` (emits `Removed`; `on_removed` follows).

@@ -20,6 +20,7 @@ pub mod fixture;
 pub mod game;
 pub mod geometry;
 pub mod hooks;
+pub(crate) mod mechanics;
 pub(crate) mod movegen;
 pub mod notation;
 pub mod outcome;

@@ -22,6 +22,14 @@ pub enum Reason {
     Repetition,
     /// Neither side can win with the material left.
     InsufficientMaterial,
+    /// A side lost its last royal piece.
+    RoyalLost,
+    /// The full-move limit was reached.
+    TurnLimit,
+    /// A royal piece arrived on the same square too often with nothing else happening.
+    RoyalRepeat,
+    /// The game clock ran out.
+    TimeLimit,
     /// A reason given by the variant's rules (a hook), in its own words.
     Rule(String),
 }
@@ -35,15 +43,29 @@ impl Reason {
             Reason::NoProgress => "no_progress",
             Reason::Repetition => "repetition",
             Reason::InsufficientMaterial => "insufficient_material",
+            Reason::RoyalLost => "royal_lost",
+            Reason::TurnLimit => "turn_limit",
+            Reason::RoyalRepeat => "royal_repeat",
+            Reason::TimeLimit => "time_limit",
         }
     }
 
     /// The reason named `text`; any other text is a rule's own reason.
     pub fn parse(text: &str) -> Reason {
-        [Reason::Checkmate, Reason::Stalemate, Reason::NoProgress, Reason::Repetition, Reason::InsufficientMaterial]
-            .into_iter()
-            .find(|r| r.name() == text)
-            .unwrap_or_else(|| Reason::Rule(text.to_string()))
+        [
+            Reason::Checkmate,
+            Reason::Stalemate,
+            Reason::NoProgress,
+            Reason::Repetition,
+            Reason::InsufficientMaterial,
+            Reason::RoyalLost,
+            Reason::TurnLimit,
+            Reason::RoyalRepeat,
+            Reason::TimeLimit,
+        ]
+        .into_iter()
+        .find(|r| r.name() == text)
+        .unwrap_or_else(|| Reason::Rule(text.to_string()))
     }
 }
 

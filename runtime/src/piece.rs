@@ -92,3 +92,29 @@ impl Piece {
 
 /// The number of distinct piece codes (including 0 for empty).
 pub const CODES: usize = 2 * MAX_KINDS + 1;
+
+/// Everything about one piece beyond its kind and side: hit points and auras (with
+/// `[combat]`), waiting and frozen flags. What "hovering a piece" shows, and what
+/// fixtures and snapshots check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PieceState {
+    pub square: crate::geometry::Square,
+    pub piece: Piece,
+    /// Hit points now and at most (with `[combat]`).
+    pub hp: Option<u8>,
+    pub max_hp: Option<u8>,
+    /// Its base damage and area damage (with `[combat]`).
+    pub damage: i64,
+    pub aoe: i64,
+    /// Multiply-aura stacks it would attack with now, and the multiplier they give.
+    pub stacks: u32,
+    pub multiplier: i64,
+    /// Multiply-aura sources next to it (its own included): their square and whether
+    /// their stack is spent on it.
+    pub sources: Vec<(crate::geometry::Square, bool)>,
+    /// It holds the divide aura, and has been out of its range this many plies.
+    pub guarded: bool,
+    pub outside_plies: u8,
+    pub waiting: bool,
+    pub frozen: bool,
+}

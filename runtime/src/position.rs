@@ -39,6 +39,8 @@ pub(crate) struct Position<B: Bits> {
     pub queue: [Queue; 2],
     /// Captured pieces per owner and kind (tracked when a kind promotes from them).
     pub graveyard: [[u8; MAX_KINDS]; 2],
+    /// Hit points, auras and their marks, with `[combat]`.
+    pub combat: Option<Box<crate::mechanics::combat::CombatState<B>>>,
 }
 
 /// Frozen squares of one side, oldest first.
@@ -97,6 +99,7 @@ impl<B: Bits> Position<B> {
             frozen: B::EMPTY,
             queue: [Queue::default(); 2],
             graveyard: [[0; MAX_KINDS]; 2],
+            combat: None,
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
@@ -130,6 +133,7 @@ impl<B: Bits> Position<B> {
             p.hash ^= t.zobrist.ep[sq.index()];
         }
         p.ep_victim = s.ep_victim.map_or(0, |v| v.0);
+        p.init_combat(t, s);
         p
     }
 
@@ -148,7 +152,17 @@ impl<B: Bits> Position<B> {
             graveyard: self.graveyard,
             frozen: self.queue.iter().flat_map(|q| q.squares().iter().map(|&s| Square(s))).collect(),
             waiting: (self.waiting[0] | self.waiting[1]).iter().map(|s| Square(s as u8)).collect(),
+            hp: Vec::new(),
+            spent: Vec::new(),
+            guard: Vec::new(),
         }
+    }
+
+    /// The position as a setup, combat state included.
+    pub fn to_setup_full(&self, t: &Tables<B>) -> Setup {
+        let mut s = self.to_setup();
+        self.combat_setup(t, &mut s);
+        s
     }
 
     fn refresh_inactive(&mut self) {
@@ -274,7 +288,7 @@ impl<B: Bits> Position<B> {
     }
 
     #[inline(always)]
-    fn put(&mut self, t: &Tables<B>, sq: usize, code: u8) {
+    pub(crate) fn put(&mut self, t: &Tables<B>, sq: usize, code: u8) {
         let b = B::bit(sq);
         self.by_side[((code - 1) & 1) as usize] |= b;
         self.by_kind[kind_of(code)] |= b;
@@ -283,7 +297,7 @@ impl<B: Bits> Position<B> {
     }
 
     #[inline(always)]
-    fn remove(&mut self, t: &Tables<B>, sq: usize) -> u8 {
+    pub(crate) fn remove(&mut self, t: &Tables<B>, sq: usize) -> u8 {
         let code = self.board.as_ref()[sq];
         let b = !B::bit(sq);
         self.by_side[((code - 1) & 1) as usize] &= b;
@@ -338,6 +352,22 @@ impl<B: Bits> Position<B> {
         let rights = self.castling & t.castle_keep[from] & t.castle_keep[to];
         if rights != self.castling {
             self.set_castling(t, rights);
+        }
+
+        if let Some(c) = t.combat.as_ref() {
+            let damage = self.make_combat(t, c, a, ev);
+            if a.kind == ActionKind::Skip {
+                self.set_skipped(t, from, to);
+            }
+            self.refresh_inactive();
+            let progress = progress || (damage && c.damage_is_progress);
+            self.halfmove = if progress { 0 } else { self.halfmove + 1 };
+            if us == Side::Black {
+                self.fullmove += 1;
+            }
+            self.stm = us.opponent();
+            self.hash ^= t.zobrist.side;
+            return;
         }
 
         // The piece the action took, if any: (square, code).

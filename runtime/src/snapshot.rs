@@ -59,6 +59,30 @@ impl Game {
         o.insert("events".into(), Value::Array(self.last_events().iter().map(|e| e.to_json(v)).collect()));
         let moves = self.history_text();
         o.insert("history".into(), json!({"start": self.start_fen(), "moves": moves}));
+        if v.combat.is_some()
+            && let Some(Value::Array(pieces)) = o.get_mut("pieces")
+        {
+            for p in pieces.iter_mut() {
+                let sq = p.get("square").and_then(Value::as_str).and_then(|s| v.geometry.parse(s).ok());
+                if let (Some(sq), Some(obj)) = (sq, p.as_object_mut())
+                    && let Some(st) = self.piece_state(sq)
+                {
+                    obj.insert("hp".into(), json!(st.hp));
+                    obj.insert("max_hp".into(), json!(st.max_hp));
+                    let sources: Vec<Value> = st
+                        .sources
+                        .iter()
+                        .map(|&(s, spent)| json!({"source": v.square_name(s), "spent": spent}))
+                        .collect();
+                    obj.insert(
+                        "buffs".into(),
+                        json!({"stacks": st.stacks, "multiplier": st.multiplier, "sources": sources}),
+                    );
+                    obj.insert("guarded".into(), json!(st.guarded));
+                    obj.insert("outside_plies".into(), json!(st.outside_plies));
+                }
+            }
+        }
         obj
     }
 
@@ -188,6 +212,7 @@ fn setup_from_json(v: &Variant, obj: &serde_json::Map<String, Value>) -> Result<
         g.parse(t).map_err(|e| field(f, e.to_string()))
     };
     let mut pieces = Vec::new();
+    let (mut hp_list, mut spent, mut guard) = (Vec::new(), Vec::new(), Vec::new());
     let list = obj["pieces"].as_array().ok_or_else(|| field("pieces", "expected a list"))?;
     for (i, p) in list.iter().enumerate() {
         let f = format!("pieces[{i}]");
@@ -207,6 +232,24 @@ fn setup_from_json(v: &Variant, obj: &serde_json::Map<String, Value>) -> Result<
             return Err(field(&f, format!("two pieces on {}", v.square_name(square))));
         }
         pieces.push((square, Piece::new(kind, side)));
+        // Combat state, where given: hit points, spent stacks, the divide aura's flag.
+        if let Some(hp) = p.get("hp").filter(|x| !x.is_null()) {
+            let n = hp.as_u64().filter(|&n| n <= 255).ok_or_else(|| field(&format!("{f}.hp"), "expected 0 to 255"))?;
+            if n as u8 != v.kind(kind).stats.hp {
+                hp_list.push((square, n as u8));
+            }
+        }
+        if let Some(list) = p.get("buffs").and_then(|b| b.get("sources")).and_then(Value::as_array) {
+            for s in list {
+                if s.get("spent").and_then(Value::as_bool) == Some(true) {
+                    spent.push((square, sq(&format!("{f}.buffs.sources"), s.get("source").unwrap_or(&Value::Null))?));
+                }
+            }
+        }
+        if p.get("guarded").and_then(Value::as_bool) == Some(true) {
+            let n = p.get("outside_plies").and_then(Value::as_u64).unwrap_or(0).min(255) as u8;
+            guard.push((square, n));
+        }
     }
     pieces.sort_by_key(|&(s, _)| s);
     let to_move = match obj.get("to_move") {
@@ -278,6 +321,9 @@ fn setup_from_json(v: &Variant, obj: &serde_json::Map<String, Value>) -> Result<
         graveyard,
         frozen: squares("frozen")?,
         waiting: squares("waiting")?,
+        hp: hp_list,
+        spent,
+        guard,
     };
     // The same checks as FEN: castling pieces present, en-passant squares sensible.
     fen::parse(v, &fen::write(v, &setup)).map_err(|e| field("(position)", e.to_string()))?;

@@ -203,3 +203,27 @@ fn bad_fens_name_the_field_and_the_reason() {
     assert!(matches!(e("4k3/8/8/8/8/8/8/4K3 w - - x 1"), FenError::Counter { field: "halfmove", .. }));
     assert!(matches!(e(""), FenError::Empty));
 }
+
+#[test]
+fn positions_where_the_side_not_to_move_is_attacked_are_refused() {
+    // A-DC5: a shot never takes the king. With the check rule, the only way to reach a
+    // position where it could is a FEN where the side not to move is already attacked.
+    let d = Variant::load("decachess").unwrap();
+    let e = Game::from_fen(d.clone(), "10/10/4k5/10/4A5/10/10/10/10/K9 w - - 0 1").unwrap_err();
+    assert!(matches!(&e, FenError::Position(m) if m.contains("black is not to move")), "{e}");
+    // The same in chess: white to move while black's king is in check.
+    let e = Game::from_fen(standard(), "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1").unwrap_err();
+    assert!(matches!(e, FenError::Position(_)));
+    // Without the check rule such positions are ordinary (Chessception has no check).
+    assert!(Game::from_fen(Variant::load("chessception").unwrap(), "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1").is_ok());
+}
+
+#[test]
+fn castling_rights_need_the_castling_pieces_themselves() {
+    let d = Variant::load("decachess").unwrap();
+    // A knight on j1 instead of the rook: the right K cannot be claimed.
+    let e = Game::from_fen(d.clone(), "4k5/10/10/10/10/10/10/10/10/R4K3N w KQ - 0 1").unwrap_err();
+    assert_eq!(e.to_string(), "castling field: `K` needs white a king on f1 and a rook on j1");
+    let e = Game::from_fen(d, "4k5/10/10/10/10/10/10/10/K9/R4Q3R w KQ - 0 1").unwrap_err();
+    assert!(e.to_string().contains("needs white a king on f1"), "{e}");
+}

@@ -11,22 +11,39 @@ use crate::movegen;
 use crate::notation::fen::Setup;
 use crate::piece::{Piece, Side};
 use crate::position::Position;
-use crate::variant::{AnyTables, Variant};
+use crate::variant::{AnyTables, Cause, Variant};
 
 pub(crate) trait Core: Send + Sync {
     fn legal(&self, out: &mut Vec<Action>);
     /// Moves that ignore the check rule (used to explain illegal moves).
     fn pseudo_legal(&self, out: &mut Vec<Action>);
     fn make(&mut self, a: Action, events: &mut Vec<Event>);
+    /// Like `make`, with every damage amount passed through `damage` first.
+    fn make_with_damage(
+        &mut self,
+        a: Action,
+        events: &mut Vec<Event>,
+        damage: &mut dyn FnMut(Square, i64, Cause) -> i64,
+    );
+    /// A rule's command: `amount` damage to the piece on `sq` (with `[combat]`); removes it
+    /// at 0 HP. Returns false when the variant has no hit points.
+    fn damage(&mut self, sq: Square, amount: i64, events: &mut Vec<Event>) -> bool;
     fn setup(&self) -> Setup;
     fn hash(&self) -> u64;
     fn halfmove(&self) -> u32;
+    fn fullmove(&self) -> u32;
+    /// How many royal pieces a side has.
+    fn royals(&self, side: Side) -> u32;
     fn to_move(&self) -> Side;
     fn in_check(&self) -> bool;
+    /// Whether the side not to move has a royal piece attacked (an impossible position
+    /// when the check rule is on).
+    fn opponent_in_check(&self) -> bool;
     fn perft(&self, depth: u32) -> u64;
     fn after(&self, a: Action) -> Box<dyn Core>;
     fn boxed(&self) -> Box<dyn Core>;
     fn piece_at(&self, sq: Square) -> Option<Piece>;
+    fn piece_state(&self, sq: Square) -> Option<crate::piece::PieceState>;
     /// A rule's command: removes a piece.
     fn remove(&mut self, sq: Square) -> Option<Piece>;
     /// A rule's command: puts a piece on an empty square.
@@ -35,6 +52,22 @@ pub(crate) trait Core: Send + Sync {
     fn search(&self, job: &crate::search::Job<'_>) -> Option<crate::search::SearchResult>;
     /// The static evaluation for the side to move, in centipawns.
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32;
+}
+
+/// Events into a list, damage through a callback (the `on_damage` hook).
+struct DamageSink<'a> {
+    events: &'a mut Vec<Event>,
+    damage: &'a mut dyn FnMut(Square, i64, Cause) -> i64,
+}
+
+impl crate::event::Sink for DamageSink<'_> {
+    const ON: bool = true;
+    fn push(&mut self, e: Event) {
+        self.events.push(e)
+    }
+    fn damage(&mut self, sq: Square, amount: i64, cause: Cause) -> i64 {
+        (self.damage)(sq, amount, cause)
+    }
 }
 
 pub(crate) struct CoreImpl<B: Bits> {
@@ -52,8 +85,19 @@ impl<B: Bits> Core for CoreImpl<B> {
     fn make(&mut self, a: Action, events: &mut Vec<Event>) {
         self.pos.make(self.v.tables(), a, events)
     }
+    fn make_with_damage(
+        &mut self,
+        a: Action,
+        events: &mut Vec<Event>,
+        damage: &mut dyn FnMut(Square, i64, Cause) -> i64,
+    ) {
+        self.pos.make(self.v.tables(), a, &mut DamageSink { events, damage })
+    }
+    fn damage(&mut self, sq: Square, amount: i64, events: &mut Vec<Event>) -> bool {
+        self.pos.damage_command(self.v.tables(), sq.index(), amount, events)
+    }
     fn setup(&self) -> Setup {
-        self.pos.to_setup()
+        self.pos.to_setup_full(self.v.tables())
     }
     fn hash(&self) -> u64 {
         self.pos.hash
@@ -61,11 +105,20 @@ impl<B: Bits> Core for CoreImpl<B> {
     fn halfmove(&self) -> u32 {
         self.pos.halfmove
     }
+    fn fullmove(&self) -> u32 {
+        self.pos.fullmove
+    }
+    fn royals(&self, side: Side) -> u32 {
+        self.pos.royals(self.v.tables(), side).count()
+    }
     fn to_move(&self) -> Side {
         self.pos.stm
     }
     fn in_check(&self) -> bool {
         movegen::in_check(&self.pos, self.v.tables())
+    }
+    fn opponent_in_check(&self) -> bool {
+        self.pos.royal_attacked(self.v.tables(), self.pos.stm.opponent())
     }
     fn perft(&self, depth: u32) -> u64 {
         movegen::perft(&self.pos, self.v.tables(), self.v.rules.check, depth)
@@ -80,6 +133,9 @@ impl<B: Bits> Core for CoreImpl<B> {
     }
     fn piece_at(&self, sq: Square) -> Option<Piece> {
         self.pos.piece_at(sq)
+    }
+    fn piece_state(&self, sq: Square) -> Option<crate::piece::PieceState> {
+        self.pos.piece_state(self.v.tables(), sq.index())
     }
     fn remove(&mut self, sq: Square) -> Option<Piece> {
         self.pos.take(self.v.tables(), sq.index())

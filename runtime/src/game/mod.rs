@@ -114,7 +114,15 @@ impl Game {
     /// A game from a FEN.
     pub fn from_fen(variant: Arc<Variant>, text: &str) -> Result<Game, FenError> {
         let setup = fen::parse(&variant, text)?;
-        Ok(Game::from_setup(variant, setup))
+        let check = variant.rules.check;
+        let g = Game::from_setup(variant, setup);
+        if check && g.core.opponent_in_check() {
+            let side = g.to_move().opponent();
+            return Err(FenError::Position(format!(
+                "{side} is not to move, yet a royal piece of {side}'s is attacked (that cannot happen in a game)"
+            )));
+        }
+        Ok(g)
     }
 
     /// A game whose random numbers (for rules that use them) come from `seed`.
@@ -162,6 +170,16 @@ impl Game {
         if piece.side != stm {
             return format!("the {kind} on {} is {}'s, and it is {stm}'s turn", name(from), piece.side);
         }
+        let setup = self.core.setup();
+        if setup.frozen.contains(&from) {
+            return format!(
+                "the {kind} on {} is frozen: it cannot act until its side loses a piece, which it then becomes",
+                name(from)
+            );
+        }
+        if setup.waiting.contains(&from) {
+            return format!("the {kind} on {} has just returned: it cannot act this turn", name(from));
+        }
         let mut pseudo = Vec::new();
         self.core.pseudo_legal(&mut pseudo);
         let same: Vec<&Action> = pseudo.iter().filter(|a| a.from == from && a.to == to).collect();
@@ -187,7 +205,8 @@ impl Game {
                     safe.join(", ")
                 );
             }
-            return format!("a {kind} on {} cannot move to {}", name(from), name(to));
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            return format!("{article} {kind} on {} cannot move to {}", name(from), name(to));
         }
         if let Some(p) = promotion
             && !same.iter().any(|a| a.promotion == Some(p))
@@ -259,6 +278,19 @@ impl Game {
         &self.rules.vars
     }
 
+    /// Sets how much game time has passed (time is an input, never read from the system
+    /// clock here): with a `[clock]`, the game ends when the limit is reached.
+    pub fn set_elapsed(&mut self, elapsed: std::time::Duration) {
+        if self.outcome.is_some() {
+            return;
+        }
+        self.rules.elapsed_ms = elapsed.as_millis() as u64;
+        if let Ok(Some(o)) = self.judge() {
+            self.last_events = vec![Event::Ended { outcome: o.clone() }];
+            self.outcome = Some(o);
+        }
+    }
+
     /// The seed of this game's random numbers.
     pub fn seed(&self) -> u64 {
         self.seed
@@ -287,6 +319,11 @@ impl Game {
 
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         self.core.piece_at(sq)
+    }
+
+    /// Everything about the piece on `sq`: hit points, auras, waiting or frozen.
+    pub fn piece_state(&self, sq: Square) -> Option<crate::piece::PieceState> {
+        self.core.piece_state(sq)
     }
 
     /// Every piece, by square.
@@ -446,6 +483,26 @@ impl Game {
             };
             Some(Outcome { result, reason })
         };
+        if v.rules.royal_lost && v.kinds.iter().any(|k| k.royal) {
+            let lost = [Side::White, Side::Black].map(|s| self.core.royals(s) == 0);
+            let mover = stm.opponent();
+            match lost {
+                [true, true] => return Some(Outcome { result: GameResult::Win(mover), reason: Reason::RoyalLost }),
+                [true, false] => {
+                    return Some(Outcome { result: GameResult::Win(Side::Black), reason: Reason::RoyalLost });
+                }
+                [false, true] => {
+                    return Some(Outcome { result: GameResult::Win(Side::White), reason: Reason::RoyalLost });
+                }
+                _ => {}
+            }
+        }
+        if let Some(clock) = v.clock
+            && self.rules.elapsed_ms >= clock.limit_ms
+        {
+            let result = clock.winner.map_or(GameResult::Draw, GameResult::Win);
+            return Some(Outcome { result, reason: Reason::TimeLimit });
+        }
         if no_moves {
             return if self.core.in_check() {
                 verdict(v.rules.checkmate, Reason::Checkmate)
@@ -461,6 +518,16 @@ impl Game {
             && self.core.halfmove() >= n
         {
             return draw(Reason::NoProgress);
+        }
+        if let Some(n) = v.draws.turn_limit
+            && self.core.fullmove() > n
+        {
+            return draw(Reason::TurnLimit);
+        }
+        if let Some(n) = v.draws.royal_repeat
+            && self.rules.royal_arrivals.iter().flatten().any(|&(_, c)| c >= n)
+        {
+            return draw(Reason::RoyalRepeat);
         }
         if let Some(n) = v.draws.repetition {
             let now = self.core.hash();

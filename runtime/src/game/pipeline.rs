@@ -95,9 +95,22 @@ impl Game {
             .iter()
             .copied()
             .filter(|a| a.from == w.from && a.to == w.to && (w.promotion.is_none() || a.promotion == w.promotion))
+            .filter(|a| w.landing.is_none() || a.landing == w.landing)
             .collect();
         match matches.len() {
             1 => Ok(matches[0]),
+            _ if matches.iter().any(|a| a.landing.is_some()) && w.landing.is_none() => {
+                let mut choices: Vec<String> = matches
+                    .iter()
+                    .filter_map(|a| a.landing)
+                    .map(|l| format!("@{}", self.variant.square_name(l)))
+                    .collect();
+                choices.dedup();
+                Err(RuleError::Illegal {
+                    action: text.trim().to_string(),
+                    why: format!("it kills on several squares: choose where to land with {}", choices.join(" or ")),
+                })
+            }
             0 => Err(RuleError::Illegal {
                 action: text.trim().to_string(),
                 why: self.explain(w.from, w.to, w.promotion),
@@ -175,7 +188,33 @@ impl Game {
         }
 
         let mut reported = events.len();
-        self.core.make(action, events);
+        let before_make = events.len();
+        if defines(Hook::OnDamage) {
+            // on_damage reads the game as it was before the action (the position is being
+            // changed while it runs) and returns the amount to apply.
+            let h = hooks.as_deref().unwrap();
+            let view = self.without_history();
+            let mut failure: Option<ScriptError> = None;
+            let mut damage = |sq: Square, amount: i64, cause: crate::variant::Cause| {
+                if failure.is_some() {
+                    return amount;
+                }
+                match h.on_damage(&mut HookGame::read_only(&view), sq, amount, cause.name()) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        failure = Some(e);
+                        amount
+                    }
+                }
+            };
+            self.core.make_with_damage(action, events, &mut damage);
+            if let Some(e) = failure {
+                return Err(RuleError::Script(e));
+            }
+        } else {
+            self.core.make(action, events);
+        }
+        self.count_royal_arrivals(action, mover, &events[before_make..]);
         if defines(Hook::OnRemoved) {
             self.report_removals(hooks.as_deref().unwrap(), events, &mut reported)?;
         }
@@ -211,6 +250,49 @@ impl Game {
         Ok(())
     }
 
+    /// Royal-repeat bookkeeping (A-CC23): a plain move of the royal piece with no damage
+    /// counts an arrival on its square; any other move of that side, or castling, resets
+    /// that side's counts; any damage resets both sides'.
+    fn count_royal_arrivals(&mut self, action: Action, mover: Side, events: &[Event]) {
+        if self.variant.draws.royal_repeat.is_none() {
+            return;
+        }
+        let damage = events.iter().any(|e| matches!(e, Event::Damaged { amount, .. } if *amount > 0));
+        if damage {
+            self.rules.royal_arrivals = [Vec::new(), Vec::new()];
+            return;
+        }
+        let royal_move = action.kind == ActionKind::Normal
+            && events.iter().any(
+                |e| matches!(e, Event::Moved { kind, to, .. } if self.variant.kind(*kind).royal && *to == action.to),
+            );
+        let counts = &mut self.rules.royal_arrivals[mover.index()];
+        if !royal_move {
+            counts.clear();
+            return;
+        }
+        match counts.iter_mut().find(|(s, _)| *s == action.to) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((action.to, 1)),
+        }
+    }
+
+    /// A copy of the current position and rule state, without the history (for hooks that
+    /// read the game while it is being changed).
+    fn without_history(&self) -> Game {
+        Game {
+            variant: self.variant.clone(),
+            core: self.core.boxed(),
+            rules: self.rules.clone(),
+            start: self.start.clone(),
+            seed: self.seed,
+            history: Vec::new(),
+            hashes: vec![self.core.hash()],
+            outcome: self.outcome.clone(),
+            last_events: Vec::new(),
+        }
+    }
+
     /// Calls `on_removed` for every piece that left the board since `reported`,
     /// including pieces that those calls remove.
     fn report_removals(
@@ -227,6 +309,9 @@ impl Game {
                 }
                 Event::Removed { side, kind, square } => {
                     Some(Removed { square: *square, piece: Piece::new(*kind, *side), cause: "rules" })
+                }
+                Event::Killed { side, kind, square } => {
+                    Some(Removed { square: *square, piece: Piece::new(*kind, *side), cause: "damage" })
                 }
                 _ => None,
             };

@@ -221,6 +221,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
     let own = pos.by_side[s];
     let enemy = pos.by_side[them.index()];
     let guard = Guard::new(pos, t, check);
+    let start = out.len();
 
     for k in 0..t.kinds[s].len().min(MAX_KINDS) {
         let pcs = pos.by_kind[k] & own & !pos.inactive;
@@ -239,6 +240,23 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                 for (kk, &count) in pos.graveyard[s].iter().enumerate() {
                     if count > 0 && r.filter & (1 << kk) != 0 {
                         graveyard_kinds[n] = crate::piece::KindId(kk as u8);
+                        n += 1;
+                    }
+                }
+                (&graveyard_kinds[..n], r.when_empty)
+            }
+            Some(r) if r.missing_only => {
+                // Kinds of the list its side has fewer of than at the start; else when_full.
+                let mut n = 0;
+                for &kk in &r.list {
+                    if (pos.pieces(us, kk.index())).count() < t.initial_count[s][kk.index()] as u32 {
+                        graveyard_kinds[n] = kk;
+                        n += 1;
+                    }
+                }
+                if n == 0 {
+                    for &kk in &r.when_full {
+                        graveyard_kinds[n] = kk;
                         n += 1;
                     }
                 }
@@ -312,6 +330,9 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
     }
 
     castling(pos, t, check, &guard, out);
+    if t.combat.is_some() {
+        expand_attacks(pos, t, out, start);
+    }
 }
 
 fn castling<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, guard: &Guard<B>, out: &mut Vec<Action>) {
@@ -353,6 +374,67 @@ fn castling<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, guard: &Guar
             continue;
         }
         out.push(a);
+    }
+}
+
+/// With combat, an attack's result decides what the action is: the attacker promotes only
+/// if it lands in its zone, and several kills give one action per landing square. Each
+/// attack (grouped with its promotion variants) is previewed once and replaced.
+fn expand_attacks<B: Bits>(pos: &Position<B>, t: &Tables<B>, out: &mut Vec<Action>, start: usize) {
+    let us = pos.stm;
+    let generated: Vec<Action> = out.drain(start..).collect();
+    let mut done: Vec<(Square, Square, ActionKind)> = Vec::new();
+    for a in &generated {
+        let is_attack = a.kind == ActionKind::EnPassant
+            || (!matches!(a.kind, ActionKind::Castle(_)) && pos.piece_at(a.to).is_some_and(|p| p.side != us));
+        if !is_attack {
+            out.push(*a);
+            continue;
+        }
+        let key = (a.from, a.to, a.kind);
+        if done.contains(&key) {
+            continue;
+        }
+        done.push(key);
+        let promos: Vec<_> =
+            generated.iter().filter(|b| (b.from, b.to, b.kind) == key).filter_map(|b| b.promotion).collect();
+        let base = Action { promotion: None, landing: None, ..*a };
+        let preview = pos.preview(t, base);
+        let kind = pos.piece_at(a.from).map(|p| p.kind.index()).unwrap_or(0);
+        let zone = t.promo_zone[us.index()][kind];
+        let mut push = |landing: Option<usize>, at: Option<usize>| {
+            let b = match landing {
+                Some(l) => base.landing_on(Square(l as u8)),
+                None => base,
+            };
+            match at {
+                Some(sq) if zone.has(sq) && !promos.is_empty() => {
+                    for &p in &promos {
+                        out.push(b.promoting(p));
+                    }
+                }
+                _ => out.push(b),
+            }
+        };
+        if preview.attacker_dead {
+            push(None, None);
+            continue;
+        }
+        let en_passant = a.kind == ActionKind::EnPassant;
+        let landings: Vec<usize> = preview
+            .kills
+            .iter()
+            .map(|&s| if en_passant && s == pos.ep_victim as usize { a.to.index() } else { s })
+            .collect();
+        match landings.len() {
+            0 => push(None, None),
+            1 => push(None, Some(landings[0])),
+            _ => {
+                for &l in &landings {
+                    push(Some(l), Some(l));
+                }
+            }
+        }
     }
 }
 

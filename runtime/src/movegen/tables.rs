@@ -38,6 +38,14 @@ pub(crate) struct Tables<B: Bits> {
     pub promo: Vec<Option<PromoRule>>,
     /// Some kind promotes from the graveyard: captured pieces are counted.
     pub track_graveyard: bool,
+    /// Per side and kind: how many the setup has (for promotion to "missing" kinds).
+    pub initial_count: [[u8; MAX_KINDS]; 2],
+    /// Hit points and damage (with `[combat]`), and each kind's numbers.
+    pub combat: Option<crate::variant::Combat>,
+    pub stats: Vec<crate::variant::Stats>,
+    /// `[sq]`: squares within the multiply aura's / divide aura's radius.
+    pub near_multiply: Vec<B>,
+    pub near_divide: Vec<B>,
     /// Per square: the castling rights that survive a move from or to it.
     pub castle_keep: Vec<u32>,
     pub castles: Vec<CastleTables<B>>,
@@ -82,6 +90,9 @@ pub(crate) struct CAtom<B: Bits> {
 pub(crate) struct PromoRule {
     /// The kinds it may become (source "list").
     pub list: Vec<crate::piece::KindId>,
+    /// Only kinds of `list` its owner has fewer of than at the start, else `when_full`.
+    pub missing_only: bool,
+    pub when_full: Vec<crate::piece::KindId>,
     /// The new piece comes from the owner's graveyard...
     pub graveyard: bool,
     /// ...and must be one of these kinds (bit per kind).
@@ -183,6 +194,11 @@ impl<B: Bits> Tables<B> {
             promo_zone: [vec![], vec![]],
             promo: vec![],
             track_graveyard: false,
+            initial_count: [[0; MAX_KINDS]; 2],
+            combat: None,
+            stats: vec![],
+            near_multiply: vec![],
+            near_divide: vec![],
             castle_keep: vec![],
             castles: vec![],
             royal: 0,
@@ -381,6 +397,8 @@ impl<B: Bits> Tables<B> {
             .iter()
             .map(|k| {
                 k.promotion.as_ref().map(|p| PromoRule {
+                    missing_only: p.missing_only,
+                    when_full: p.when_full.clone(),
                     list: p.to.clone(),
                     graveyard: p.from_graveyard,
                     filter: if p.to.is_empty() { u32::MAX } else { p.to.iter().fold(0, |m, k| m | 1 << k.0) },
@@ -390,6 +408,20 @@ impl<B: Bits> Tables<B> {
             })
             .collect();
         t.track_graveyard = t.promo.iter().flatten().any(|p| p.graveyard);
+        if let Ok(setup) = crate::notation::fen::parse(v, &v.setup) {
+            for (_, p) in &setup.pieces {
+                t.initial_count[p.side.index()][p.kind.index()] += 1;
+            }
+        }
+        t.combat = v.combat.clone();
+        t.stats = v.kinds.iter().map(|k| k.stats.clone()).collect();
+        let near = |t: &Self, r: u8| -> Vec<B> {
+            geo.squares().map(|sq| t.set(geo.squares().filter(|&o| o != sq && geo.distance(sq, o) <= r))).collect()
+        };
+        if let Some(c) = &v.combat {
+            t.near_multiply = near(&t, c.multiply.as_ref().map_or(1, |m| m.radius));
+            t.near_divide = near(&t, c.divide.as_ref().map_or(1, |d| d.radius));
+        }
         t.castle_keep = vec![u32::MAX; nsq];
         for (i, c) in v.castling.iter().enumerate() {
             t.castle_keep[c.king.index()] &= !(1 << i);

@@ -11,7 +11,10 @@
 //! optional `name=value` fields carry state chess does not have:
 //! - `graveyard=QNp`: captured pieces by letter (white upper case, black lower case);
 //! - `frozen=a10,c1`: frozen pieces, oldest first;
-//! - `waiting=d1`: returned pieces that cannot act until their owner's turn ends.
+//! - `waiting=d1`: returned pieces that cannot act until their owner's turn ends;
+//! - `hp=e4:1,d5:3`: hit points of pieces not at full health;
+//! - `spent=e4:d3`: the stack of the aura source on d3 is spent on the piece on e4;
+//! - `guard=c3:1`: the piece on c3 still holds the divide aura out of range, 1 ply out.
 
 use thiserror::Error;
 
@@ -37,6 +40,12 @@ pub struct Setup {
     pub frozen: Vec<Square>,
     /// Pieces waiting for their owner's turn to end.
     pub waiting: Vec<Square>,
+    /// Hit points of pieces not at full health (with `[combat]`).
+    pub hp: Vec<(Square, u8)>,
+    /// Multiply-aura stacks spent: (piece, source).
+    pub spent: Vec<(Square, Square)>,
+    /// Pieces holding the divide aura out of its range, with the plies they have spent out.
+    pub guard: Vec<(Square, u8)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -59,6 +68,8 @@ pub enum FenError {
     EnPassant(String),
     #[error("{field} field: `{value}` is not a whole number")]
     Counter { field: &'static str, value: String },
+    #[error("position: {0}")]
+    Position(String),
 }
 
 /// Reads a FEN for this variant.
@@ -94,12 +105,20 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
                 }));
             };
             let e = &v.castling[i];
-            let has = |sq: Square| pieces.iter().any(|&(s, p)| s == sq && p.side == e.side);
-            if !has(e.king) || !has(e.rook) {
+            // The pieces that castle are the kinds that stand there in the setup.
+            let has = |sq: Square, kind: Option<crate::piece::KindId>| {
+                pieces.iter().any(|&(s, p)| s == sq && p.side == e.side && kind.is_none_or(|k| k == p.kind))
+            };
+            if !has(e.king, e.king_kind) || !has(e.rook, e.rook_kind) {
+                let what = |k: Option<crate::piece::KindId>| {
+                    k.map_or("a piece".to_string(), |k| format!("a {}", v.kind(k).name))
+                };
                 return Err(FenError::Castling(format!(
-                    "`{c}` needs {} pieces on {} and {}",
+                    "`{c}` needs {} {} on {} and {} on {}",
                     e.side,
+                    what(e.king_kind),
                     v.square_name(e.king),
+                    what(e.rook_kind),
                     v.square_name(e.rook)
                 )));
             }
@@ -165,6 +184,9 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         graveyard: [[0; crate::piece::MAX_KINDS]; 2],
         frozen: Vec::new(),
         waiting: Vec::new(),
+        hp: Vec::new(),
+        spent: Vec::new(),
+        guard: Vec::new(),
     };
     for extra in extras {
         let (name, value) = extra.split_once('=').ok_or_else(|| FenError::Fields(extra.to_string()))?;
@@ -187,6 +209,26 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
                         return Err(bad(format!("{sq} is empty")));
                     }
                     if name == "frozen" { setup.frozen.push(s) } else { setup.waiting.push(s) }
+                }
+            }
+            "hp" | "guard" => {
+                for item in value.split(',').filter(|s| !s.is_empty()) {
+                    let (sq, n) =
+                        item.split_once(':').ok_or_else(|| bad(format!("`{item}` should be square:number")))?;
+                    let s = g.parse(sq).map_err(|e| bad(e.to_string()))?;
+                    let n: u8 = n.parse().map_err(|_| bad(format!("`{n}` is not a number from 0 to 255")))?;
+                    if !setup.pieces.iter().any(|&(q, _)| q == s) {
+                        return Err(bad(format!("{sq} is empty")));
+                    }
+                    if name == "hp" { setup.hp.push((s, n)) } else { setup.guard.push((s, n)) }
+                }
+            }
+            "spent" => {
+                for item in value.split(',').filter(|s| !s.is_empty()) {
+                    let (a, b) = item.split_once(':').ok_or_else(|| bad(format!("`{item}` should be piece:source")))?;
+                    let a = g.parse(a).map_err(|e| bad(e.to_string()))?;
+                    let b = g.parse(b).map_err(|e| bad(e.to_string()))?;
+                    setup.spent.push((a, b));
                 }
             }
             other => {
@@ -306,6 +348,19 @@ pub fn write(v: &Variant, s: &Setup) -> String {
     }
     if !s.waiting.is_empty() {
         out.push_str(&format!(" waiting={}", names(&s.waiting)));
+    }
+    let pairs =
+        |l: &[(Square, u8)]| l.iter().map(|&(q, n)| format!("{}:{n}", v.square_name(q))).collect::<Vec<_>>().join(",");
+    if !s.hp.is_empty() {
+        out.push_str(&format!(" hp={}", pairs(&s.hp)));
+    }
+    if !s.spent.is_empty() {
+        let l: Vec<String> =
+            s.spent.iter().map(|&(a, b)| format!("{}:{}", v.square_name(a), v.square_name(b))).collect();
+        out.push_str(&format!(" spent={}", l.join(",")));
+    }
+    if !s.guard.is_empty() {
+        out.push_str(&format!(" guard={}", pairs(&s.guard)));
     }
     out
 }

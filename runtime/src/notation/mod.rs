@@ -24,6 +24,8 @@ pub struct Written {
     pub promotion: Option<KindId>,
     /// `+X`: the kind the opponent's frozen piece returns as after this capture.
     pub returned: Option<KindId>,
+    /// `@square`: where the attacker lands when its attack kills on several squares.
+    pub landing: Option<Square>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -39,6 +41,10 @@ pub fn format(v: &Variant, a: &Action) -> String {
     if let Some(p) = a.promotion {
         s.push('=');
         s.push(v.kind(p).letter);
+    }
+    if let Some(l) = a.landing {
+        s.push('@');
+        s.push_str(&v.square_name(l));
     }
     s
 }
@@ -62,6 +68,10 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
         }
         None => (t, None),
     };
+    let (t, landing) = match t.split_once('@') {
+        Some((body, sq)) => (body, Some(v.geometry.parse(sq).map_err(|e| err(format!("after `@`: {e}")))?)),
+        None => (t, None),
+    };
     let (body, promo) = match t.split_once('=') {
         Some((b, p)) => (b, Some(p)),
         None => (t, None),
@@ -82,5 +92,5 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
             }
         }
     };
-    Ok(Written { from, to, promotion, returned })
+    Ok(Written { from, to, promotion, returned, landing })
 }

@@ -90,6 +90,33 @@ pub(crate) fn outcome(result: &str, reason: Option<&str>) -> Result<Outcome, Str
     Ok(Outcome { result, reason })
 }
 
+/// JSON (an event) as a Lua value: objects become tables, arrays sequences.
+fn json_to_lua(lua: &Lua, v: &serde_json::Value) -> mlua::Result<Value> {
+    Ok(match v {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Boolean(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Integer(i),
+            None => Value::Number(n.as_f64().unwrap_or(0.0)),
+        },
+        serde_json::Value::String(s) => Value::String(lua.create_string(s)?),
+        serde_json::Value::Array(a) => {
+            let t = lua.create_table_with_capacity(a.len(), 0)?;
+            for (i, x) in a.iter().enumerate() {
+                t.raw_set(i + 1, json_to_lua(lua, x)?)?;
+            }
+            Value::Table(t)
+        }
+        serde_json::Value::Object(o) => {
+            let t = lua.create_table_with_capacity(0, o.len())?;
+            for (k, x) in o {
+                t.raw_set(k.as_str(), json_to_lua(lua, x)?)?;
+            }
+            Value::Table(t)
+        }
+    })
+}
+
 fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
     Ok(match v {
         toml::Value::String(s) => Value::String(lua.create_string(s)?),
@@ -221,6 +248,27 @@ impl UserData for GameObject {
             with_game(lua, this, |g| g.award(side(&s)?, points, reason.as_deref().unwrap_or("rules")))
         });
         m.add_method("note", |lua, this, text: String| with_game(lua, this, |g| g.note(&text)));
+        m.add_method("damage", |lua, this, (sq, amount): (String, i64)| {
+            with_game(lua, this, |g| {
+                let s = square(g, &sq)?;
+                g.damage(s, amount.max(0))
+            })
+        });
+        m.add_method("events", |lua, this, ()| {
+            let list =
+                with_game(lua, this, |g| Ok(g.events().iter().map(|e| e.to_json(g.variant())).collect::<Vec<_>>()))?;
+            let t = lua.create_table_with_capacity(list.len(), 0)?;
+            for (i, e) in list.iter().enumerate() {
+                t.raw_set(i + 1, json_to_lua(lua, e)?)?;
+            }
+            Ok(t)
+        });
+        m.add_method("hp", |lua, this, sq: String| {
+            with_game(lua, this, |g| {
+                let s = square(g, &sq)?;
+                Ok(g.piece_state(s).and_then(|st| st.hp).map(|h| h as i64))
+            })
+        });
         m.add_method("end_game", |lua, this, (result, reason): (String, Option<String>)| {
             with_game(lua, this, |g| g.end_game(outcome(&result, reason.as_deref())?))
         });

@@ -183,14 +183,28 @@ impl Compiler<'_, '_> {
                         None => self.unknown(t, "piece kind", names.iter().map(|s| s.as_str())),
                     }
                 }
-                let from_graveyard = match pr.source.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
-                    None | Some(("list", _)) => false,
-                    Some(("graveyard", _)) => true,
+                let (from_graveyard, missing_only) = match pr.source.as_ref().map(|s| (s.get_ref().as_str(), s.span()))
+                {
+                    None | Some(("list", _)) => (false, false),
+                    Some(("graveyard", _)) => (true, false),
+                    Some(("missing", _)) => (false, true),
                     Some((other, sp)) => {
-                        self.err(sp, format!("unknown promotion source `{other}`; expected \"list\" or \"graveyard\""));
-                        false
+                        self.err(
+                            sp,
+                            format!(
+                                "unknown promotion source `{other}`; expected \"list\", \"missing\" or \"graveyard\""
+                            ),
+                        );
+                        (false, false)
                     }
                 };
+                let mut when_full = Vec::new();
+                for t in &pr.when_full {
+                    match kind_index(t.get_ref()) {
+                        Some(k) => when_full.push(k),
+                        None => self.unknown(t, "piece kind", names.iter().map(|s| s.as_str())),
+                    }
+                }
                 if pr.to.is_empty() && !from_graveyard {
                     self.err(pr.zone.span(), "a promotion needs at least one kind in `to` (or source = \"graveyard\")");
                 }
@@ -206,7 +220,15 @@ impl Compiler<'_, '_> {
                         WhenEmpty::Stay
                     }
                 };
-                Some(Promotion { zone: zone?, to, from_graveyard, when_empty, returned_waits: pr.returned_waits })
+                Some(Promotion {
+                    zone: zone?,
+                    to,
+                    from_graveyard,
+                    missing_only,
+                    when_full,
+                    when_empty,
+                    returned_waits: pr.returned_waits,
+                })
             });
             kinds.push(Kind {
                 name: name.clone(),
@@ -216,6 +238,7 @@ impl Compiler<'_, '_> {
                 progress: p.progress,
                 atoms,
                 promotion,
+                stats: Stats::default(),
             });
         }
 
@@ -224,7 +247,32 @@ impl Compiler<'_, '_> {
             check: spec.rules.check,
             checkmate: self.verdict(&spec.rules.checkmate),
             stalemate: self.verdict(&spec.rules.stalemate),
+            royal_lost: match &spec.rules.royal_lost {
+                None => false,
+                Some(r) if r.get_ref() == "loss" => true,
+                Some(r) => {
+                    self.err(r.span(), format!("`{}`: royal_lost is \"loss\" (or leave it out)", r.get_ref()));
+                    false
+                }
+            },
         };
+        let combat = self.combat(&spec, &mut kinds, &kind_index);
+        let clock = spec.clock.as_ref().map(|c| ClockRule {
+            limit_ms: c.limit_minutes as u64 * 60_000,
+            winner: match c.result.get_ref().as_str() {
+                "draw" => None,
+                other => match Side::parse(other) {
+                    Some(s) => Some(s),
+                    None => {
+                        self.err(
+                            c.result.span(),
+                            format!("`{other}`: the clock's result is \"draw\", \"white\" or \"black\""),
+                        );
+                        None
+                    }
+                },
+            },
+        });
         let draws = self.draws(&spec.draws, &kinds);
 
         let variant = Variant {
@@ -242,6 +290,8 @@ impl Compiler<'_, '_> {
             scripts: Vec::new(),
             sources: Vec::new(),
             hooks: None,
+            combat,
+            clock,
             scripting: ScriptLimits {
                 memory_limit_mb: *spec.scripting.memory_limit_mb.get_ref(),
                 instruction_limit: *spec.scripting.instruction_limit.get_ref(),
@@ -254,9 +304,18 @@ impl Compiler<'_, '_> {
         }
         let mut variant = variant;
         variant.tables = crate::movegen::tables::build_any(&variant);
-        if let Err(e) = crate::notation::fen::parse(&variant, &variant.setup) {
-            self.err(spec.setup.fen.span(), format!("the setup FEN is invalid: {e}"));
-            return None;
+        match crate::notation::fen::parse(&variant, &variant.setup) {
+            Err(e) => {
+                self.err(spec.setup.fen.span(), format!("the setup FEN is invalid: {e}"));
+                return None;
+            }
+            Ok(setup) => {
+                let kind_on = |sq: Square| setup.pieces.iter().find(|&&(s, _)| s == sq).map(|&(_, p)| p.kind);
+                for c in variant.castling.iter_mut() {
+                    c.king_kind = kind_on(c.king);
+                    c.rook_kind = kind_on(c.rook);
+                }
+            }
         }
         Some(variant)
     }
@@ -506,6 +565,201 @@ impl Compiler<'_, '_> {
         })
     }
 
+    /// `[combat]`, `[shapes]`, `[auras]` and the kinds' combat numbers.
+    fn combat(
+        &mut self,
+        spec: &VariantFile,
+        kinds: &mut [Kind],
+        kind_index: &dyn Fn(&str) -> Option<KindId>,
+    ) -> Option<Combat> {
+        let mut shapes = Vec::new();
+        for (name, sh) in spec.shapes.iter() {
+            let s = sh.get_ref();
+            let offsets = |list: &[[i32; 2]]| {
+                list.iter().map(|&[x, y]| (x.clamp(-15, 15) as i8, y.clamp(-15, 15) as i8)).collect::<Vec<_>>()
+            };
+            if s.any.is_empty() && s.orthogonal.is_empty() && s.diagonal.is_empty() {
+                self.err(
+                    sh.span(),
+                    format!("shape `{name}` has no squares (give `any`, `orthogonal` or `diagonal` offsets)"),
+                );
+            }
+            shapes.push(AreaShape {
+                name: name.clone(),
+                any: offsets(&s.any),
+                orthogonal: offsets(&s.orthogonal),
+                diagonal: offsets(&s.diagonal),
+            });
+        }
+        let Some(c) = &spec.combat else {
+            for (name, piece) in spec.pieces.iter() {
+                let p = piece.get_ref();
+                if p.hp.is_some() || p.damage.is_some() || p.aoe.is_some() || p.counter.is_some() {
+                    self.err(piece.span(), format!("piece `{name}` has combat numbers (hp, damage, aoe, counter) but there is no [combat] table"));
+                }
+            }
+            return None;
+        };
+        let cs = c.get_ref();
+        for (i, (name, piece)) in spec.pieces.iter().enumerate() {
+            let p = piece.get_ref();
+            let Some(hp) = &p.hp else {
+                self.err(
+                    piece.span(),
+                    format!("piece `{name}` needs `hp` (with [combat], every piece has hit points)"),
+                );
+                continue;
+            };
+            if *hp.get_ref() == 0 || *hp.get_ref() > 255 {
+                self.err(hp.span(), "`hp` is 1 to 255");
+            }
+            let aoe_shape = p.aoe_shape.as_ref().and_then(|n| {
+                let i = shapes.iter().position(|s| s.name == *n.get_ref());
+                if i.is_none() {
+                    self.unknown(n, "shape", shapes.iter().map(|s| s.name.as_str()));
+                }
+                i
+            });
+            if p.aoe.unwrap_or(0) > 0 && aoe_shape.is_none() && p.aoe_shape.is_none() {
+                self.err(piece.span(), format!("piece `{name}` has `aoe` damage but no `aoe_shape`"));
+            }
+            kinds[i].stats = Stats {
+                hp: (*hp.get_ref()).clamp(1, 255) as u8,
+                damage: p.damage.unwrap_or(0) as i64,
+                aoe: p.aoe.unwrap_or(0) as i64,
+                aoe_shape,
+                counter: p.counter.unwrap_or(0) as i64,
+            };
+        }
+        let all = [Stage::Primary, Stage::Aoe, Stage::Counter, Stage::Cleanup, Stage::Landing];
+        let stages = match &cs.stages {
+            None => all.to_vec(),
+            Some(list) => {
+                let mut out = Vec::new();
+                for n in list {
+                    let st = match n.get_ref().as_str() {
+                        "primary" => Stage::Primary,
+                        "aoe" => Stage::Aoe,
+                        "counter" => Stage::Counter,
+                        "cleanup" => Stage::Cleanup,
+                        "landing" => Stage::Landing,
+                        other => {
+                            self.err(
+                                n.span(),
+                                format!(
+                                    "unknown stage `{other}`; the stages are primary, aoe, counter, cleanup, landing"
+                                ),
+                            );
+                            continue;
+                        }
+                    };
+                    if out.contains(&st) {
+                        self.err(n.span(), format!("stage `{}` is listed twice", n.get_ref()));
+                    }
+                    out.push(st);
+                }
+                if out.len() != all.len() && self.d.problems.is_empty() {
+                    self.err(c.span(), "`stages` must list primary, aoe, counter, cleanup and landing, each once, in the order they run");
+                }
+                out
+            }
+        };
+        let en_passant_damage = match &cs.en_passant_damage {
+            None => None,
+            Some(toml::Value::String(s)) if s == "attack" => None,
+            Some(toml::Value::Integer(n)) if *n >= 0 => Some(*n),
+            Some(_) => {
+                self.err(c.span(), "`en_passant_damage` is \"attack\" or a whole number");
+                None
+            }
+        };
+        let (mut multiply, mut divide) = (None, None);
+        for (name, a) in spec.auras.iter() {
+            let s = a.get_ref();
+            let Some(source) = kind_index(s.source.get_ref()) else {
+                self.unknown(&s.source, "piece kind", kinds.iter().map(|k| k.name.as_str()));
+                continue;
+            };
+            let radius = s.radius.clamp(1, 15) as u8;
+            match s.effect.get_ref().as_str() {
+                "multiply" => {
+                    if multiply.is_some() {
+                        self.err(a.span(), format!("aura `{name}`: only one `multiply` aura is supported"));
+                    }
+                    let spend = match s.model.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
+                        None | Some(("spend_until_reenter", _)) => true,
+                        Some(("geometric", _)) => false,
+                        Some((other, sp)) => {
+                            self.err(
+                                sp,
+                                format!("unknown model `{other}`; expected \"spend_until_reenter\" or \"geometric\""),
+                            );
+                            true
+                        }
+                    };
+                    multiply = Some(MultiplyAura {
+                        source,
+                        radius,
+                        base: s.base.unwrap_or(2) as i64,
+                        max_stacks: s.max_stacks.unwrap_or(3),
+                        includes_source: s.includes_source,
+                        spend,
+                    });
+                }
+                "divide" => {
+                    if divide.is_some() {
+                        self.err(a.span(), format!("aura `{name}`: only one `divide` aura is supported"));
+                    }
+                    let mut applies = 0u8;
+                    match &s.applies_to {
+                        None => applies = 0b1111,
+                        Some(list) => {
+                            for n in list {
+                                match n.get_ref().as_str() {
+                                    "primary" => applies |= 1 << Cause::Primary as u8,
+                                    "aoe" => applies |= 1 << Cause::Aoe as u8,
+                                    "counter" => applies |= 1 << Cause::Counter as u8,
+                                    "en_passant" => applies |= 1 << Cause::EnPassant as u8,
+                                    other => self.err(
+                                        n.span(),
+                                        format!(
+                                            "unknown damage `{other}`; expected primary, aoe, counter or en_passant"
+                                        ),
+                                    ),
+                                }
+                            }
+                        }
+                    }
+                    if s.divisor.unwrap_or(2) == 0 {
+                        self.err(a.span(), "`divisor` must be at least 1");
+                    }
+                    divide = Some(DivideAura {
+                        source,
+                        radius,
+                        divisor: s.divisor.unwrap_or(2).max(1) as i64,
+                        includes_source: s.includes_source,
+                        persist_plies: s.persist_plies.unwrap_or(0).min(255) as u8,
+                        applies,
+                    });
+                }
+                other => self.err(
+                    s.effect.span(),
+                    format!("unknown aura effect `{other}`; expected \"multiply\" or \"divide\""),
+                ),
+            }
+        }
+        Some(Combat {
+            stages,
+            aoe_on_quiet_move: cs.aoe_on_quiet_move,
+            friendly_fire: cs.friendly_fire,
+            en_passant_damage,
+            damage_is_progress: cs.damage_is_progress,
+            shapes,
+            multiply,
+            divide,
+        })
+    }
+
     fn castling(&mut self, specs: &[Spanned<schema::CastlingSpec>], g: Geometry) -> Vec<Castling> {
         let mut out = Vec::new();
         for spec in specs {
@@ -566,7 +820,18 @@ impl Compiler<'_, '_> {
                     }
                 },
             };
-            let white = Castling { side: Side::White, right, king, rook, king_to, rook_to, empty, safe };
+            let white = Castling {
+                side: Side::White,
+                right,
+                king,
+                rook,
+                king_to,
+                rook_to,
+                empty,
+                safe,
+                king_kind: None,
+                rook_kind: None,
+            };
             let mirror = |c: &Castling| Castling {
                 side: Side::Black,
                 right: c.right.to_ascii_lowercase(),
@@ -576,6 +841,8 @@ impl Compiler<'_, '_> {
                 rook_to: g.mirror(c.rook_to),
                 empty: c.empty.iter().map(|&s| g.mirror(s)).collect(),
                 safe: c.safe.iter().map(|&s| g.mirror(s)).collect(),
+                king_kind: None,
+                rook_kind: None,
             };
             match c.side.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
                 None | Some(("both", _)) => {
@@ -605,8 +872,13 @@ impl Compiler<'_, '_> {
     }
 
     fn draws(&mut self, spec: &schema::DrawsSpec, kinds: &[Kind]) -> Draws {
-        let mut draws =
-            Draws { no_progress_plies: spec.no_progress_plies, repetition: spec.repetition, ..Draws::default() };
+        let mut draws = Draws {
+            no_progress_plies: spec.no_progress_plies,
+            repetition: spec.repetition,
+            turn_limit: spec.turn_limit,
+            royal_repeat: spec.royal_repeat,
+            ..Draws::default()
+        };
         if spec.repetition.is_some_and(|n| n < 2) {
             self.err(0..0, "draws.repetition must be at least 2");
         }

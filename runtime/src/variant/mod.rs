@@ -47,6 +47,10 @@ pub struct Variant {
     pub scripting: ScriptLimits,
     /// The whole merged variant.toml, for `game:param`.
     pub data: toml::Table,
+    /// Hit points and damage, when moves onto enemies attack instead of capturing.
+    pub combat: Option<Combat>,
+    /// A game clock: the game ends when the time is up.
+    pub clock: Option<ClockRule>,
     pub(crate) tables: AnyTables,
 }
 
@@ -66,6 +70,111 @@ pub struct CoreRules {
     pub checkmate: Verdict,
     /// The result for the side to move with no legal move, not in check.
     pub stalemate: Verdict,
+    /// A side that has lost all its royal pieces loses (when set).
+    pub royal_lost: bool,
+}
+
+/// A game clock.
+#[derive(Debug, Clone, Copy)]
+pub struct ClockRule {
+    pub limit_ms: u64,
+    /// The winner when the time is up (None: a draw).
+    pub winner: Option<Side>,
+}
+
+/// The stages of an attack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The attacked piece takes the attacker's damage.
+    Primary,
+    /// Enemies on the attacker's area shape take its area damage.
+    Aoe,
+    /// Damaged survivors with a counter strike the attacker back.
+    Counter,
+    /// Pieces at 0 HP are removed.
+    Cleanup,
+    /// The attacker lands: on a killed square, or stays where it was.
+    Landing,
+}
+
+/// Why a piece takes damage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cause {
+    Primary,
+    Aoe,
+    Counter,
+    EnPassant,
+    /// A rule's command (`game:damage`).
+    Rule,
+}
+
+impl Cause {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::Primary => "primary",
+            Cause::Aoe => "aoe",
+            Cause::Counter => "counter",
+            Cause::EnPassant => "en_passant",
+            Cause::Rule => "rule",
+        }
+    }
+}
+
+/// Hit points, damage and what modifies them.
+#[derive(Debug, Clone)]
+pub struct Combat {
+    pub stages: Vec<Stage>,
+    pub aoe_on_quiet_move: bool,
+    pub friendly_fire: bool,
+    /// En-passant damage: None = an ordinary attack by the capturing piece.
+    pub en_passant_damage: Option<i64>,
+    pub damage_is_progress: bool,
+    pub shapes: Vec<AreaShape>,
+    pub multiply: Option<MultiplyAura>,
+    pub divide: Option<DivideAura>,
+}
+
+/// Offsets from the destination; see the schema.
+#[derive(Debug, Clone)]
+pub struct AreaShape {
+    pub name: String,
+    pub any: Vec<Offset>,
+    pub orthogonal: Vec<Offset>,
+    pub diagonal: Vec<Offset>,
+}
+
+/// An aura that multiplies the damage its holders deal: base^stacks.
+#[derive(Debug, Clone)]
+pub struct MultiplyAura {
+    pub source: KindId,
+    pub radius: u8,
+    pub base: i64,
+    pub max_stacks: u32,
+    pub includes_source: bool,
+    /// A damaging move spends the other sources' stacks until they separate and meet again.
+    pub spend: bool,
+}
+
+/// An aura that divides the damage its holders take.
+#[derive(Debug, Clone)]
+pub struct DivideAura {
+    pub source: KindId,
+    pub radius: u8,
+    pub divisor: i64,
+    pub includes_source: bool,
+    pub persist_plies: u8,
+    /// Bit per [`Cause`] it reduces.
+    pub applies: u8,
+}
+
+/// A kind's combat numbers (all 0 without `[combat]`).
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub hp: u8,
+    pub damage: i64,
+    pub aoe: i64,
+    pub aoe_shape: Option<usize>,
+    pub counter: i64,
 }
 
 /// A result from the point of view of the side it happens to.
@@ -87,6 +196,8 @@ pub struct Kind {
     pub progress: bool,
     pub atoms: Vec<Atom>,
     pub promotion: Option<Promotion>,
+    /// Hit points and damage (with `[combat]`).
+    pub stats: Stats,
 }
 
 /// How a movement atom reaches its squares.
@@ -148,6 +259,10 @@ pub struct Promotion {
     pub to: Vec<KindId>,
     /// The new piece comes from the owner's graveyard (captured pieces).
     pub from_graveyard: bool,
+    /// Only kinds of `to` its owner has fewer of than at the start ("missing"); when
+    /// none is, `when_full`.
+    pub missing_only: bool,
+    pub when_full: Vec<KindId>,
     /// What happens with nothing to promote to.
     pub when_empty: WhenEmpty,
     /// The returned piece cannot act until its owner has finished their next turn.
@@ -184,6 +299,9 @@ pub struct Castling {
     pub rook_to: Square,
     pub empty: Vec<Square>,
     pub safe: Vec<Square>,
+    /// The kinds that castle: those on `king` and `rook` in the setup.
+    pub king_kind: Option<KindId>,
+    pub rook_kind: Option<KindId>,
 }
 
 /// Draw conditions; `None` is off.
@@ -195,6 +313,10 @@ pub struct Draws {
     pub insufficient: Vec<[[u8; crate::piece::MAX_KINDS]; 2]>,
     /// Kinds that draw when, besides royal pieces, only they remain, all on one colour.
     pub same_colour: u32,
+    /// Drawn once this many full moves are complete.
+    pub turn_limit: Option<u32>,
+    /// Drawn when a royal piece repeats an arrival this many times (king-repeat).
+    pub royal_repeat: Option<u32>,
 }
 
 /// The move tables for the variant's board width.
@@ -237,6 +359,8 @@ impl Variant {
             hooks: self.hooks.clone(),
             scripting: self.scripting,
             data: self.data.clone(),
+            combat: self.combat.clone(),
+            clock: self.clock,
             tables: crate::movegen::tables::build_any(self),
         }
     }

@@ -49,6 +49,16 @@ pub struct VariantFile {
     /// Limits for the variant's `rules.lua`.
     #[serde(default)]
     pub scripting: ScriptingSpec,
+    /// Hit points and damage: moves onto enemies attack instead of capturing.
+    pub combat: Option<Spanned<CombatSpec>>,
+    /// Named area shapes for `aoe_shape`.
+    #[serde(default)]
+    pub shapes: Ordered<Spanned<ShapeSpec>>,
+    /// Named auras: pieces that change the damage dealt or taken by friends nearby.
+    #[serde(default)]
+    pub auras: Ordered<Spanned<AuraSpec>>,
+    /// A game clock.
+    pub clock: Option<ClockSpec>,
     /// The computer player: evaluation weights and levels. Read and checked by
     /// `varia::search` (see its docs for the keys).
     #[serde(default)]
@@ -171,11 +181,15 @@ pub struct RulesSpec {
     /// The result for the side to move when it has no legal move and is not in check.
     #[serde(default = "draw")]
     pub stalemate: Spanned<String>,
+    /// The result for a side that has lost all its royal pieces (e.g. a king killed by
+    /// damage): "loss", or omitted for no such rule. If both sides lose their last royal
+    /// piece in one action, the side that acted wins.
+    pub royal_lost: Option<Spanned<String>>,
 }
 
 impl Default for RulesSpec {
     fn default() -> Self {
-        RulesSpec { check: true, checkmate: loss(), stalemate: draw() }
+        RulesSpec { check: true, checkmate: loss(), stalemate: draw(), royal_lost: None }
     }
 }
 
@@ -199,6 +213,13 @@ pub struct DrawsSpec {
     pub repetition: Option<u32>,
     /// Material with which nobody can win.
     pub insufficient_material: Option<InsufficientSpec>,
+    /// The game is drawn once this many full moves are complete (read from the
+    /// full-move number, so a game started from a FEN counts from there).
+    pub turn_limit: Option<u32>,
+    /// The game is drawn when one royal piece arrives on the same square this many times
+    /// by plain moves, with its side moving nothing else, no castling, and no damage by
+    /// either side in between ("king-repeat").
+    pub royal_repeat: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -231,6 +252,17 @@ pub struct PieceSpec {
     pub moves: Vec<Spanned<MoveSpec>>,
     /// How and where it promotes.
     pub promotion: Option<PromotionSpec>,
+    /// Hit points (with `[combat]`): it is removed at 0.
+    pub hp: Option<Spanned<u32>>,
+    /// Damage its attacks deal to the attacked piece (with `[combat]`).
+    pub damage: Option<u32>,
+    /// Damage its attacks deal on each square of its `aoe_shape` (with `[combat]`).
+    pub aoe: Option<u32>,
+    /// The shape (a name under `[shapes]`) its area damage covers.
+    pub aoe_shape: Option<Name>,
+    /// When it survives damage greater than 0, it strikes the attacker back for this
+    /// much (no multiplier; defensive auras apply).
+    pub counter: Option<u32>,
 }
 
 /// A set of vectors: a name (`"knight"`, `"orthogonal"`, `"forward"`…) or a list of
@@ -284,7 +316,8 @@ pub struct PromotionSpec {
     /// filter on what may come back).
     #[serde(default)]
     pub to: Vec<Name>,
-    /// Where the new piece comes from: "list" (default: any kind of `to`) or
+    /// Where the new piece comes from: "list" (default: any kind of `to`), "missing"
+    /// (kinds of `to` its owner has fewer of than in the setup, else `when_full`) or
     /// "graveyard" (a piece of the owner's that was captured, which leaves the graveyard).
     pub source: Option<Spanned<String>>,
     /// With nothing to promote to: "freeze" (the piece stays, frozen: it cannot act
@@ -295,6 +328,10 @@ pub struct PromotionSpec {
     /// owner has finished their next turn.
     #[serde(default)]
     pub returned_waits: bool,
+    /// With source = "missing" (only kinds of `to` that its owner has fewer of than at
+    /// the start): the kinds offered when none is missing.
+    #[serde(default)]
+    pub when_full: Vec<Name>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -315,4 +352,85 @@ pub struct CastlingSpec {
     pub safe: Option<Vec<Name>>,
     /// "both" (default: black's move mirrors white's), "white" or "black".
     pub side: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CombatSpec {
+    /// The stages of an attack, in order; each of "primary", "aoe", "counter", "cleanup"
+    /// (remove pieces at 0 HP) and "landing" (where the attacker ends up) exactly once.
+    pub stages: Option<Vec<Name>>,
+    /// Area damage on moves to empty squares too (default false: attacks only).
+    #[serde(default)]
+    pub aoe_on_quiet_move: bool,
+    /// Area damage hits the attacker's friends too (default false).
+    #[serde(default)]
+    pub friendly_fire: bool,
+    /// Damage of an en-passant capture: "attack" (an ordinary attack by the capturing
+    /// piece, default) or a number.
+    pub en_passant_damage: Option<toml::Value>,
+    /// Damage counts as progress for `draws.no_progress_plies` (default true).
+    #[serde(default = "yes")]
+    pub damage_is_progress: bool,
+}
+
+/// Offsets from the destination square. `orthogonal` and `diagonal` are written for a
+/// piece travelling up (north) and up-right (north-east) and are turned with the actual
+/// direction of travel; `any` squares apply whatever the direction (and for pieces that
+/// do not slide).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeSpec {
+    #[serde(default)]
+    pub any: Vec<[i32; 2]>,
+    #[serde(default)]
+    pub orthogonal: Vec<[i32; 2]>,
+    #[serde(default)]
+    pub diagonal: Vec<[i32; 2]>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuraSpec {
+    /// "multiply": its holders deal base^stacks times the damage; "divide": its holders
+    /// take the damage divided by `divisor`, rounded down.
+    pub effect: Name,
+    /// The kind of piece that projects it (on friendly pieces).
+    pub source: Name,
+    /// Within this many squares (king-move distance) of a source.
+    #[serde(default = "one")]
+    pub radius: u32,
+    /// The source holds its own aura (a lone knight always has one stack).
+    #[serde(default = "yes")]
+    pub includes_source: bool,
+    /// multiply: the multiplier per stack.
+    pub base: Option<u32>,
+    /// multiply: the most stacks that count.
+    pub max_stacks: Option<u32>,
+    /// multiply: "spend_until_reenter" (a damaging move spends every other source's stack
+    /// on the attacker until the two separate and meet again) or "geometric" (stacks are
+    /// counted afresh before every move, nothing is spent).
+    pub model: Option<Spanned<String>>,
+    /// divide: the divisor.
+    pub divisor: Option<u32>,
+    /// divide: a piece keeps the aura after leaving range until it moves, or for this
+    /// many plies outside it (2 = one full round).
+    pub persist_plies: Option<u32>,
+    /// divide: which damage it reduces: any of "primary", "aoe", "counter", "en_passant".
+    pub applies_to: Option<Vec<Name>>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockSpec {
+    /// The game ends when this many minutes have passed (the time is an input: see
+    /// `Game::set_elapsed`).
+    pub limit_minutes: u32,
+    /// Then: "draw", or "white"/"black" wins.
+    #[serde(default = "draw")]
+    pub result: Spanned<String>,
 }

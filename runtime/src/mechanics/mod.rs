@@ -1,0 +1,4 @@
+//! Game mechanics beyond moving and capturing, each general and switched on from TOML.
+//! (Promotion from a graveyard, freezing and waiting live in the position itself.)
+
+pub(crate) mod combat;
