@@ -174,8 +174,9 @@ pub fn run_match(args: MatchArgs) -> Result<(), Fail> {
         let mut t = t.clone();
         t.sort_by(|a, b| a.total_cmp(b));
         let median = t.get(t.len() / 2).copied().unwrap_or(0.0);
+        let longest = t.last().copied().unwrap_or(0.0);
         println!(
-            "{:<16} {:>5.1}/{} = {:>5.1}%  (+{} ={} -{}; median move {:.0} ms)",
+            "{:<16} {:>5.1}/{} = {:>5.1}%  (+{} ={} -{}; median move {:.0} ms, longest {:.0} ms)",
             label(i),
             tally.halves[i] as f64 / 2.0,
             args.games,
@@ -183,7 +184,8 @@ pub fn run_match(args: MatchArgs) -> Result<(), Fail> {
             tally.wins[i],
             tally.draws,
             tally.wins[1 - i],
-            median * 1e3
+            median * 1e3,
+            longest * 1e3
         );
     }
     Ok(())

@@ -351,3 +351,21 @@ fn ai_problems_are_located_with_suggestions() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn decachess_archers_shoot_on_the_wide_board() {
+    // 10×10 (the 128-bit back end): the archer on e4 shoots the queen two squares away.
+    let v = Variant::load("decachess").unwrap();
+    let g = Game::from_fen(v.clone(), "5k4/10/10/10/4q5/10/4A5/10/10/5K4 w - - 0 1").unwrap();
+    for level in ["veteran", "master"] {
+        let r = best(&g, level, 0);
+        assert_eq!((text(&g, &r).as_str(), r.action.kind), ("e4-e6", varia::ActionKind::Shot), "{level}");
+        assert_eq!(r.backend, Backend::Fast);
+    }
+    // From the start, every level answers with one of the legal actions.
+    let start = Game::new(v);
+    for level in ["novice", "veteran", "master"] {
+        let r = best(&start, level, 9);
+        assert!(start.legal_actions().contains(&r.action), "{level}");
+    }
+}

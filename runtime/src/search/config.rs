@@ -5,7 +5,7 @@
 //! [ai]
 //! material = 100        # percent of each piece's `value` (pieces.<kind>.value)
 //! mobility = 3          # centipawns per square a non-royal, non-`progress` piece can reach
-//! centre = 4            # centipawns per square of empty-board reach above the kind's average
+//! centre = 8            # centipawns per square of empty-board reach above the kind's average
 //! advance = 60          # centipawns for a `progress` piece one step from its promotion zone
 //! king_shelter = 10     # centipawns per own piece next to a royal piece (middlegame)
 //! king_centre = 5       # royal pieces: centralisation in the endgame, shelter at the edge before
@@ -57,7 +57,7 @@ pub struct Weights {
 
 impl Default for Weights {
     fn default() -> Self {
-        Weights { material: 100, mobility: 3, centre: 4, advance: 60, king_shelter: 10, king_centre: 5, tempo: 10 }
+        Weights { material: 100, mobility: 3, centre: 8, advance: 60, king_shelter: 10, king_centre: 5, tempo: 10 }
     }
 }
 

@@ -140,7 +140,14 @@ impl Evaluator {
                 let total: i32 = reach.iter().sum();
                 // Above-average reach, in hundredths of a square (to keep integer maths exact).
                 let centrality = |s: usize| (reach[s] * nsq as i32 - total) * 100 / nsq as i32;
-                let value = if kind.value != 0 || kind.royal { kind.value } else { 100 + 25 * total / nsq as i32 };
+                let value = if kind.royal && !v.rules.check {
+                    // Without the check rule a royal piece can be taken: it is worth the game.
+                    ROYAL_VALUE.max(kind.value)
+                } else if kind.value != 0 || kind.royal {
+                    kind.value
+                } else {
+                    100 + 25 * total / nsq as i32
+                };
                 let material = value * w.material / 100;
                 if side == Side::White {
                     e.value[k] = if kind.royal { ROYAL_VALUE.max(value) } else { value };
