@@ -144,6 +144,15 @@ fn start_game(variant: Arc<Variant>, start: &Start) -> Result<Game, Fail> {
     Ok(Game::new(variant))
 }
 
+/// " (in check)", or without a check rule " (king attacked)", or nothing.
+pub(crate) fn check_note(game: &Game) -> &'static str {
+    match (game.in_check(), game.variant().rules.check) {
+        (false, _) => "",
+        (true, true) => " (in check)",
+        (true, false) => " (royal piece attacked)",
+    }
+}
+
 fn run(cmd: Command) -> Result<(), Fail> {
     match cmd {
         Command::List => {
@@ -206,7 +215,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
                 println!("fen: {}", game.fen());
                 match game.outcome() {
                     Some(o) => println!("outcome: {}", o.describe()),
-                    None => println!("to move: {}{}", game.to_move(), if game.in_check() { " (in check)" } else { "" }),
+                    None => println!("to move: {}{}", game.to_move(), check_note(&game)),
                 }
             }
             Ok(())

@@ -101,6 +101,7 @@ Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's mo
   paste              replace the game with the move list on the clipboard (or in that file)
   save / load        the one saved-state slot (saving again overwrites it)
   reset              restart now
+  inspect SQUARE     a piece's hit points, damage and auras
   board | moves | help | quit";
 
 /// Where varia keeps its files for a user: `$VARIA_DATA_DIR`, else the platform's data
@@ -234,7 +235,7 @@ impl Panel {
                 let _ = writeln!(out, "game over: {}", o.describe());
             }
             None => {
-                let check = if g.in_check() { " (in check)" } else { "" };
+                let check = crate::check_note(g);
                 let _ = writeln!(out, "{} to move{check}", g.to_move());
             }
         }
@@ -282,6 +283,17 @@ impl Panel {
                 let _ = writeln!(out, "{HELP}");
             }
             "board" => self.draw(out),
+            "inspect" | "i" => match arg.map(|a| self.variant.geometry.parse(a)) {
+                Some(Ok(sq)) => {
+                    let _ = writeln!(out, "{}", inspect(&self.game, sq));
+                }
+                Some(Err(e)) => {
+                    let _ = writeln!(out, "{e}");
+                }
+                None => {
+                    let _ = writeln!(out, "inspect what? e.g. `inspect e4`");
+                }
+            },
             "moves" => {
                 let list: Vec<String> = self.game.legal_actions().iter().map(|a| self.game.format(a)).collect();
                 let _ = writeln!(out, "{} legal: {}", list.len(), list.join(" "));
@@ -411,6 +423,46 @@ impl Panel {
         }
         Ok(true)
     }
+}
+
+/// A piece's details: hit points, damage, auras (stacks and their sources, spent or not;
+/// the king's guard), waiting or frozen.
+fn inspect(g: &Game, sq: varia::Square) -> String {
+    let v = g.variant();
+    let Some(st) = g.piece_state(sq) else { return format!("{} is empty", v.square_name(sq)) };
+    let kind = v.kind(st.piece.kind);
+    let mut lines = vec![format!("{} {} on {}", st.piece.side, kind.name, v.square_name(sq))];
+    if let (Some(hp), Some(max)) = (st.hp, st.max_hp) {
+        let mut l = format!("  {hp}/{max} HP, damage {}", st.damage);
+        if st.aoe > 0 {
+            let shape = kind.stats.aoe_shape.and_then(|i| v.combat.as_ref().map(|c| c.shapes[i].name.clone()));
+            l.push_str(&format!(", area {} ({})", st.aoe, shape.unwrap_or_default()));
+        }
+        if kind.stats.counter > 0 {
+            l.push_str(&format!(", strikes back for {}", kind.stats.counter));
+        }
+        lines.push(l);
+        if !st.sources.is_empty() {
+            let srcs: Vec<String> = st
+                .sources
+                .iter()
+                .map(|&(s, spent)| format!("{}{}", v.square_name(s), if spent { " (spent)" } else { "" }))
+                .collect();
+            lines.push(format!("  {} stack(s): damage ×{} (sources: {})", st.stacks, st.multiplier, srcs.join(", ")));
+        }
+        if st.guarded {
+            let out =
+                if st.outside_plies > 0 { format!(", {} ply out of range", st.outside_plies) } else { String::new() };
+            lines.push(format!("  guarded: takes half damage{out}"));
+        }
+    }
+    if st.waiting {
+        lines.push("  waiting: it cannot act until its side's turn is over".into());
+    }
+    if st.frozen {
+        lines.push("  frozen: it returns as its side's next lost piece".into());
+    }
+    lines.join("\n")
 }
 
 /// " +N" when a frozen piece returned after this action, for the move's text.

@@ -573,6 +573,8 @@ impl Game {
         let g = v.geometry;
         let setup = self.core.setup();
         let wide = g.ranks >= 10;
+        // With hit points, each square shows the piece and its HP: `Q4`, `p1`, `..`.
+        let hp = v.combat.is_some();
         let mut out = String::new();
         for rank in (0..g.ranks).rev() {
             if wide {
@@ -585,6 +587,13 @@ impl Game {
                 let c = setup.pieces.iter().find(|&&(s, _)| s == sq).map_or('.', |&(_, p)| v.letter(p));
                 out.push(' ');
                 out.push(c);
+                if hp {
+                    match self.core.piece_state(sq).and_then(|st| st.hp) {
+                        Some(n) if n < 10 => out.push((b'0' + n) as char),
+                        Some(_) => out.push('+'),
+                        None => out.push('.'),
+                    }
+                }
             }
             out.push('\n');
         }
@@ -592,6 +601,9 @@ impl Game {
         for file in 0..g.files {
             out.push(' ');
             out.push((b'a' + file) as char);
+            if hp && file + 1 < g.files {
+                out.push(' ');
+            }
         }
         out.push('\n');
         out
