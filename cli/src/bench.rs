@@ -63,6 +63,16 @@ const CASES: &[Case] = &[
     // 10×10 against Fairy-Stockfish's Grand chess (another 10×10 game): nodes per second
     // on a board of the same size, not the same rules.
     Case { label: "decachess start", variant: "decachess", fen: None, depth: 4, peer_variant: "grand", peer_fen: None },
+    // HP variant: no peer plays it; nodes per second of the whole pipeline's core (hooks
+    // excluded, as perft counts moves).
+    Case {
+        label: "chessception start",
+        variant: "chessception",
+        fen: None,
+        depth: 4,
+        peer_variant: "",
+        peer_fen: None,
+    },
 ];
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -120,8 +130,9 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "hooks" => hooks(&args)?,
             "load" => load(&args)?,
             "ai" => ai(&args)?,
+            "selfplay" => selfplay(&args)?,
             other => {
-                return Err(Fail(format!("unknown suite `{other}`; expected perft, hooks, load or ai")));
+                return Err(Fail(format!("unknown suite `{other}`; expected perft, hooks, load, ai or selfplay")));
             }
         }
     }
@@ -150,7 +161,8 @@ fn perft(args: &BenchArgs) -> Result<(), Fail> {
     );
     for case in CASES.iter().filter(|c| args.only.as_ref().is_none_or(|o| c.label.contains(o.as_str()))) {
         let depth = if args.quick { case.depth - 1 } else { case.depth };
-        let v = Variant::load(case.variant)?;
+        // Move generation alone: hooks are measured by `selfplay`.
+        let v = Variant::load(case.variant)?.without_hooks();
         let game = match case.fen {
             Some(f) => Game::from_fen(v, f)?,
             None => Game::new(v),
@@ -166,7 +178,9 @@ fn perft(args: &BenchArgs) -> Result<(), Fail> {
             ours.push(t.elapsed().as_secs_f64());
             let r = match &args.baseline {
                 Some(bin) => baseline_perft(bin, case, depth),
-                None if peer_ok => peer_perft(&args.peer, case.peer_variant, case.peer_fen, depth),
+                None if peer_ok && !case.peer_variant.is_empty() => {
+                    peer_perft(&args.peer, case.peer_variant, case.peer_fen, depth)
+                }
                 None => None,
             };
             if let Some((n, s)) = r {
@@ -264,6 +278,45 @@ fn hooks(args: &BenchArgs) -> Result<(), Fail> {
             samples.push(t.elapsed().as_secs_f64() * 1e9 / (CALLS / 4) as f64);
         }
         println!("{label:<46} {:>12.0}", median(samples));
+    }
+    Ok(())
+}
+
+/// Random self-play: seeded random legal actions through the whole pipeline (events,
+/// outcomes, hooks), games restarted when they end. Reports actions applied per second,
+/// for each variant with its Lua hooks and without them.
+fn selfplay(args: &BenchArgs) -> Result<(), Fail> {
+    const ACTIONS: usize = 20_000;
+    let runs = args.runs.max(1);
+    println!("{:<14} {:<10} {:>10} {:>14}", "variant", "hooks", "actions", "actions/s");
+    for name in ["standard", "decachess", "chessception"] {
+        let with = Variant::load(name)?;
+        let mut variants = vec![("none", with.without_hooks())];
+        if with.hooks.is_some() {
+            variants.push(("lua", with.clone()));
+        }
+        for (label, v) in variants {
+            let mut samples = Vec::new();
+            for run in 0..runs {
+                let mut rng = varia::rng::Rng::new(run as u64 + 1);
+                let mut game = Game::new(v.clone());
+                let t = Instant::now();
+                for _ in 0..ACTIONS {
+                    let legal = game.legal_actions();
+                    if legal.is_empty() {
+                        game = Game::new(v.clone());
+                        continue;
+                    }
+                    let a = legal[rng.below(legal.len() as u64) as usize];
+                    game.apply(a).map_err(|e| Fail(e.to_string()))?;
+                    if game.ply() > 300 {
+                        game = Game::new(v.clone());
+                    }
+                }
+                samples.push(ACTIONS as f64 / t.elapsed().as_secs_f64());
+            }
+            println!("{name:<14} {label:<10} {ACTIONS:>10} {:>14.0}", median(samples));
+        }
     }
     Ok(())
 }

@@ -341,6 +341,15 @@ impl Variant {
         Arc::new(v)
     }
 
+    /// A copy of this variant without its hooks (its TOML rules only): for measuring
+    /// what the hooks cost, or for tools that must not run scripts.
+    pub fn without_hooks(&self) -> Arc<Variant> {
+        let mut v = self.clone_rules();
+        v.hooks = None;
+        v.scripts.clear();
+        Arc::new(v)
+    }
+
     fn clone_rules(&self) -> Variant {
         Variant {
             name: self.name.clone(),
