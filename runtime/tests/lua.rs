@@ -353,3 +353,48 @@ fn check_contained(name: &str, rules: &str, expected: &str) {
     assert_eq!(g.legal_actions().len(), 20, "{name}: the game is still usable");
     assert_eq!(g.undo(1), 1, "{name}: and can be taken back");
 }
+
+/// A variant folder extending Chessception with `rules` (which replace its rules.lua hooks
+/// of the same names; its king-repeat hook stays).
+fn chessception_with(rules: &str) -> Arc<Variant> {
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("varia-lua-cc-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("variant.toml"), "extends = \"chessception\"\n").unwrap();
+    std::fs::write(dir.join("rules.lua"), rules).unwrap();
+    Variant::load(dir.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn on_damage_changes_the_amount_and_game_damage_deals_it() {
+    // A rook on d1 attacks the pawn on d7 (next to its king e8: 2 halved = 1). With the
+    // hook adding 1 to primary damage, the pawn takes 2 and dies: the rook lands on d7.
+    let fen = "4k3/3p4/8/8/8/8/8/3RK3 w - - 0 1";
+    let plain = Variant::load("chessception").unwrap();
+    let mut g = Game::from_fen(plain, fen).unwrap();
+    g.play("d1-d7").unwrap();
+    assert!(g.fen().contains("hp=d1:3,d7:1"), "without the hook the pawn survives: {}", g.fen());
+
+    let v = chessception_with(
+        "function on_damage(game, square, amount, cause)\n  if cause == 'primary' then return amount + 1 end\nend\n",
+    );
+    let mut g = Game::from_fen(v, fen).unwrap();
+    let events: Vec<String> = g.play("d1-d7").unwrap().iter().map(|e| e.describe(g.variant())).collect();
+    assert!(events.contains(&"black pawn on d7 takes 2 (primary, guarded): 0 HP left".to_string()), "{events:?}");
+    assert!(events.contains(&"white attacker d1 lands on d7".to_string()), "{events:?}");
+
+    // game:damage deals damage as a rule; a kill is reported to on_removed as "damage".
+    let v = chessception_with(
+        "function after_action(game, action)\n  if action == 'e2-e4' then game:damage('d7', 5) end\nend\n\
+         function on_removed(game, piece)\n  game:note(piece.kind .. ' ' .. piece.cause)\nend\n",
+    );
+    let mut g = Game::new(v.clone());
+    let events: Vec<String> = g.play("e2-e4").unwrap().iter().map(|e| e.describe(&v)).collect();
+    assert!(events.contains(&"black pawn on d7 takes 5 (rule): 0 HP left".to_string()), "{events:?}");
+    assert!(events.contains(&"note: pawn damage".to_string()), "{events:?}");
+    // In a variant without hit points the command is an error at the script line.
+    let std = load("function after_action(game, action)\n  game:damage('d7', 1)\nend\n");
+    let e = script_error(Game::new(std).play("e2-e4"));
+    assert!(e.message.contains("rules.lua:2: this variant has no hit points"), "{}", e.message);
+}
