@@ -1,31 +1,10 @@
 //! The command-line contract (DESIGN.md §4): outputs, exit codes and error messages.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::{Command, Output};
 
-fn varia(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_varia"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs varia")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A scratch folder unique to one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("varia-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{scratch, stderr, stdout, varia};
 
 #[test]
 fn list_and_check_the_shipped_variants() {

@@ -1,28 +1,11 @@
 //! `varia fixtures`: determinism of traces across processes, the summary, failures and
 //! changed snapshots as the command reports them.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn varia(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_varia"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs varia")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// A scratch folder unique to one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("varia-fixtures-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{scratch, stdout, varia};
 
 /// Every file under `dir`, as paths relative to it, sorted.
 fn files_under(dir: &Path) -> Vec<PathBuf> {

@@ -86,21 +86,15 @@ impl std::fmt::Debug for Game {
 
 impl Clone for Game {
     fn clone(&self) -> Self {
-        Game {
-            variant: self.variant.clone(),
-            core: self.core.boxed(),
-            rules: self.rules.clone(),
-            start: self.start.clone(),
-            seed: self.seed,
-            history: self
-                .history
-                .iter()
-                .map(|p| Ply { before: p.before.copy(), action: p.action, events: p.events.clone() })
-                .collect(),
-            hashes: self.hashes.clone(),
-            outcome: self.outcome.clone(),
-            last_events: self.last_events.clone(),
-        }
+        let mut g = self.without_history();
+        g.history = self
+            .history
+            .iter()
+            .map(|p| Ply { before: p.before.copy(), action: p.action, events: p.events.clone() })
+            .collect();
+        g.hashes = self.hashes.clone();
+        g.last_events = self.last_events.clone();
+        g
     }
 }
 

@@ -278,8 +278,8 @@ impl Game {
     }
 
     /// A copy of the current position and rule state, without the history (for hooks that
-    /// read the game while it is being changed).
-    fn without_history(&self) -> Game {
+    /// read the game while it is being changed; `Clone` adds the history).
+    pub(super) fn without_history(&self) -> Game {
         Game {
             variant: self.variant.clone(),
             core: self.core.boxed(),
