@@ -307,6 +307,28 @@ impl<B: Bits> Position<B> {
         code
     }
 
+    /// Drops every castling right whose king or rook no longer stands on its square (killed
+    /// by damage, even by splash; or replaced by another piece).
+    fn keep_castling_pieces(&mut self, t: &Tables<B>) {
+        let mut rights = self.castling;
+        let mut left = rights;
+        while left != 0 {
+            let i = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let c = &t.castles[i];
+            let ok = |sq: usize, kind: Option<usize>| {
+                Piece::from_code(self.code(sq))
+                    .is_some_and(|p| p.side == c.side && kind.is_none_or(|k| k == p.kind.index()))
+            };
+            if !ok(c.king, c.king_kind) || !ok(c.rook, c.rook_kind) {
+                rights &= !(1 << i);
+            }
+        }
+        if rights != self.castling {
+            self.set_castling(t, rights);
+        }
+    }
+
     /// Removes a piece (a rule's command); castling rights tied to the square go with it.
     pub fn take(&mut self, t: &Tables<B>, sq: usize) -> Option<Piece> {
         let code = self.code(sq);
@@ -349,13 +371,18 @@ impl<B: Bits> Position<B> {
             }
             self.ep = B::EMPTY;
         }
-        let rights = self.castling & t.castle_keep[from] & t.castle_keep[to];
+        // A move from a king's or rook's square costs its rights. So does a capture on it,
+        // except with combat, where the attacked piece may survive: there the rights are
+        // checked after the attack (see `keep_castling_pieces`).
+        let keep_to = if t.combat.is_some() { u32::MAX } else { t.castle_keep[to] };
+        let rights = self.castling & t.castle_keep[from] & keep_to;
         if rights != self.castling {
             self.set_castling(t, rights);
         }
 
         if let Some(c) = t.combat.as_ref() {
             let damage = self.make_combat(t, c, a, ev);
+            self.keep_castling_pieces(t);
             if a.kind == ActionKind::Skip {
                 self.set_skipped(t, from, to);
             }

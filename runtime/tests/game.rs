@@ -227,3 +227,20 @@ fn castling_rights_need_the_castling_pieces_themselves() {
     let e = Game::from_fen(d, "4k5/10/10/10/10/10/10/10/K9/R4Q3R w KQ - 0 1").unwrap_err();
     assert!(e.to_string().contains("needs white a king on f1"), "{e}");
 }
+
+#[test]
+fn combat_fields_of_a_fen_must_make_sense() {
+    let c = Variant::load("chessception").unwrap();
+    let e = |fen: &str| Game::from_fen(c.clone(), fen).unwrap_err().to_string();
+    let k = "4k3/8/8/8/8/8/8/4K3 w - - 0 1";
+    assert_eq!(e(&format!("{k} hp=e8:9")), "hp field: e8: 9 HP is not within 1 to 4, the king's maximum");
+    assert_eq!(e(&format!("{k} hp=e8:0")), "hp field: e8: 0 HP is not within 1 to 4, the king's maximum");
+    assert!(
+        e(&format!("{k} spent=e1:e8"))
+            .starts_with("spent field: e1:e8: a spent mark joins a piece and a friendly knight")
+    );
+    assert_eq!(e(&format!("{k} spent=e5:e1")), "spent field: e5 is empty");
+    assert!(Game::from_fen(c, "4k3/8/8/8/8/8/4N3/4K3 w - - 0 1 hp=e1:3 spent=e1:e2").is_ok());
+    let e = Game::from_fen(standard(), "4k3/8/8/8/8/8/8/4K3 w - - 0 1 hp=e1:1").unwrap_err().to_string();
+    assert_eq!(e, "hp field: this variant has no hit points or auras (no [combat])");
+}

@@ -498,7 +498,8 @@ impl Game {
             return Some(Outcome { result, reason: Reason::TimeLimit });
         }
         if no_moves {
-            return if self.core.in_check() {
+            // Without the check rule there is no checkmate: no legal move is a stalemate.
+            return if v.rules.check && self.core.in_check() {
                 verdict(v.rules.checkmate, Reason::Checkmate)
             } else {
                 verdict(v.rules.stalemate, Reason::Stalemate)

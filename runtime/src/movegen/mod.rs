@@ -346,6 +346,10 @@ fn castling<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, guard: &Guar
         if c.side != us || pos.castling & (1 << i) == 0 {
             continue;
         }
+        // The right implies both pieces stand there; never castle with a missing one.
+        if pos.code(c.king) == 0 || pos.code(c.rook) == 0 {
+            continue;
+        }
         let lifted = occ & !B::bit(c.king) & !B::bit(c.rook);
         if (c.empty & lifted).any() || pos.inactive.has(c.king) || pos.inactive.has(c.rook) {
             continue;

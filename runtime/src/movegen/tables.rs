@@ -122,6 +122,9 @@ pub(crate) struct CastleTables<B: Bits> {
     pub rook_to: usize,
     pub empty: B,
     pub safe: Vec<usize>,
+    /// The kinds that castle (from the setup), when known.
+    pub king_kind: Option<usize>,
+    pub rook_kind: Option<usize>,
 }
 
 /// Random keys for position hashing, from a fixed seed: hashes are the same in every
@@ -434,6 +437,8 @@ impl<B: Bits> Tables<B> {
                 rook_to: c.rook_to.index(),
                 empty: t.set(c.empty.iter().copied()),
                 safe: c.safe.iter().map(|s| s.index()).collect(),
+                king_kind: c.king_kind.map(|k| k.index()),
+                rook_kind: c.rook_kind.map(|k| k.index()),
             });
         }
         t

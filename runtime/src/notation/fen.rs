@@ -236,7 +236,55 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
             }
         }
     }
+    check_combat_fields(v, &setup)?;
     Ok(setup)
+}
+
+/// `hp=`, `spent=` and `guard=` must make sense for the variant and the board.
+fn check_combat_fields(v: &Variant, s: &Setup) -> Result<(), FenError> {
+    let bad = |field: &str, why: String| FenError::Extra { field: field.to_string(), why };
+    let piece = |sq: Square| s.pieces.iter().find(|&&(q, _)| q == sq).map(|&(_, p)| p);
+    let name = |sq: Square| v.square_name(sq);
+    let Some(c) = &v.combat else {
+        if let Some(f) = [("hp", !s.hp.is_empty()), ("spent", !s.spent.is_empty()), ("guard", !s.guard.is_empty())]
+            .into_iter()
+            .find(|f| f.1)
+        {
+            return Err(bad(f.0, "this variant has no hit points or auras (no [combat])".into()));
+        }
+        return Ok(());
+    };
+    for &(sq, n) in &s.hp {
+        let p = piece(sq).ok_or_else(|| bad("hp", format!("{} is empty", name(sq))))?;
+        let max = v.kind(p.kind).stats.hp;
+        if n == 0 || n > max {
+            return Err(bad(
+                "hp",
+                format!("{}: {n} HP is not within 1 to {max}, the {}'s maximum", name(sq), v.kind(p.kind).name),
+            ));
+        }
+    }
+    for &(at, src) in &s.spent {
+        let m = c.multiply.as_ref().ok_or_else(|| bad("spent", "this variant has no multiply aura".into()))?;
+        let p = piece(at).ok_or_else(|| bad("spent", format!("{} is empty", name(at))))?;
+        let source = piece(src).filter(|q| q.kind == m.source && q.side == p.side && src != at);
+        if source.is_none() || v.geometry.distance(at, src) > m.radius {
+            return Err(bad(
+                "spent",
+                format!(
+                    "{}:{}: a spent mark joins a piece and a friendly {} within {} square(s)",
+                    name(at),
+                    name(src),
+                    v.kind(m.source).name,
+                    m.radius
+                ),
+            ));
+        }
+    }
+    if !s.guard.is_empty() && c.divide.is_none() {
+        return Err(bad("guard", "this variant has no divide aura".into()));
+    }
+    Ok(())
 }
 
 fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenError> {

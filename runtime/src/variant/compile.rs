@@ -303,7 +303,7 @@ impl Compiler<'_, '_> {
             return None;
         }
         let mut variant = variant;
-        variant.tables = crate::movegen::tables::build_any(&variant);
+        // The setup first (it names the kinds that castle), then the tables.
         match crate::notation::fen::parse(&variant, &variant.setup) {
             Err(e) => {
                 self.err(spec.setup.fen.span(), format!("the setup FEN is invalid: {e}"));
@@ -317,6 +317,7 @@ impl Compiler<'_, '_> {
                 }
             }
         }
+        variant.tables = crate::movegen::tables::build_any(&variant);
         Some(variant)
     }
 
