@@ -168,7 +168,8 @@ impl<N: Node> Search<'_, N> {
         order.sort_by_key(|&i| std::cmp::Reverse(keyed[i]));
         root = order.into_iter().map(|i| root[i]).collect();
 
-        let mut best: Option<(Action, i32, i32, Vec<Action>, u32)> = None;
+        // The last complete iteration: action, score without noise, line, depth.
+        let mut best: Option<(Action, i32, Vec<Action>, u32)> = None;
         let max_depth = self.p.level.depth.max(1);
         let mut spent = false;
         for depth in 1..=max_depth {
@@ -216,7 +217,7 @@ impl<N: Node> Search<'_, N> {
                 spent = true;
                 break;
             }
-            best = Some((root[best_i].0, alpha - best_noise, alpha, pv, depth));
+            best = Some((root[best_i].0, alpha - best_noise, pv, depth));
             // The best first, then the others by their (bounded) scores.
             let mut order: Vec<usize> = (0..root.len()).collect();
             order.sort_by_key(|&i| (i != best_i, std::cmp::Reverse(scores[i])));
@@ -227,7 +228,7 @@ impl<N: Node> Search<'_, N> {
                 break;
             }
         }
-        let (action, score, _, pv, depth) = best?;
+        let (action, score, pv, depth) = best?;
         let mate = (score.abs() >= MATE_BOUND).then(|| {
             let plies = MATE - score.abs();
             let moves = (plies + 1) / 2;
