@@ -369,3 +369,32 @@ fn decachess_archers_shoot_on_the_wide_board() {
         assert!(start.legal_actions().contains(&r.action), "{level}");
     }
 }
+
+#[test]
+fn without_the_check_rule_taking_the_royal_piece_wins() {
+    // `royal_lost`: the king can be taken, and taking it ends the game. The attacked king
+    // is not "in check" (no extension, no evasion search), the capture is a mate in 1.
+    let toml = "[rules]\ncheck = false\nroyal_lost = \"loss\"\n";
+    let fen = "R3k3/8/8/8/8/8/8/4K3 w - - 0 1";
+    for (rules, backend) in [(None, Backend::Fast), (Some("function on_turn_end(game) end"), Backend::Slow)] {
+        let g = Game::from_fen(load(&folder(toml, rules)), fen).unwrap();
+        for level in ["novice", "veteran", "master"] {
+            let r = best(&g, level, 0);
+            assert_eq!((text(&g, &r).as_str(), r.mate, r.backend), ("a8-e8", Some(1), backend), "{level}");
+        }
+    }
+}
+
+#[test]
+fn hit_point_attacks_do_not_flood_quiescence() {
+    // Chessception: attacks often only damage, so quiescence follows only actions that
+    // remove a piece; its king attacked without the check rule is no check. Master's
+    // full depth from the start stays small (it once ran for minutes).
+    let v = Variant::load("chessception").unwrap();
+    let g = Game::new(v.clone());
+    let config = AiConfig::from_variant(&v).unwrap();
+    let master = Level { nodes: 2_000_000, ..*config.level("master").unwrap() };
+    let r = g.search(&config, &master, 0, Clock::Off).unwrap();
+    assert_eq!((r.depth, r.stopped, r.backend), (5, false, Backend::Slow));
+    assert!(g.legal_actions().contains(&r.action));
+}

@@ -38,8 +38,15 @@ impl Game {
         }
         let evaluator = Evaluator::new(&self.variant, &config.weights);
         let job = Job { level, evaluator: &evaluator, seed, deadline: clock.deadline(level), history: &self.hashes };
-        let found = if self.hooked() { slow::search(self, &job) } else { self.core.search(&job) };
+        let found = if self.searched_whole() { slow::search(self, &job) } else { self.core.search(&job) };
         found.ok_or(AiError::NoAction)
+    }
+
+    /// Whether the search must play through the whole game: hooks take part, or a rule
+    /// counts what the bare position does not keep (royal arrivals for `royal_repeat`).
+    /// A game clock is left out either way: no time passes inside a search.
+    fn searched_whole(&self) -> bool {
+        self.hooked() || self.variant.draws.royal_repeat.is_some()
     }
 
     /// The static evaluation of a position of this game, for the slow back end.

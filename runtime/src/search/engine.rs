@@ -25,6 +25,9 @@ const INF: i32 = 31_000;
 const DRAW: i32 = 0;
 /// The deepest line the search follows (extensions and quiescence included).
 pub(crate) const MAX_PLY: usize = 128;
+/// The most plies quiescence follows past the depth. Captures end in chess, but where
+/// an attack may only damage its target (hit points), exchanges could go on and on.
+const MAX_QUIESCENCE: usize = 10;
 
 /// A position the search can walk: the back ends implement it.
 pub(crate) trait Node {
@@ -36,6 +39,9 @@ pub(crate) trait Node {
     fn make(&mut self, a: Action) -> bool;
     /// Takes back the last action played.
     fn unmake(&mut self);
+    /// Whether the side to move is in check: a royal piece attacked, under the check
+    /// rule (without it, an attacked royal piece forces nothing, so it is not extended
+    /// or searched like a check).
     fn in_check(&mut self) -> bool;
     /// Whether the game is over here, for the side to move; `moves` are its legal actions.
     fn verdict(&mut self, moves: &[Action]) -> Option<Verdict>;
@@ -50,6 +56,8 @@ pub(crate) trait Node {
     fn mover_value(&self, a: Action) -> i32;
     /// The value of a kind (for promotions).
     fn kind_value(&self, kind: usize) -> i32;
+    /// The number of pieces on the board.
+    fn pieces(&self) -> u32;
     fn side(&self) -> Side;
     /// Plies since the last irreversible action, if known (bounds the repetition scan).
     fn reversible_plies(&self) -> Option<u32>;
@@ -349,7 +357,7 @@ impl<N: Node> Search<'_, N> {
             depth += 1;
         }
         if depth <= 0 {
-            return if self.p.level.quiescence { self.quiesce(alpha, beta, ply, in_check) } else { self.leaf(ply) };
+            return if self.p.level.quiescence { self.quiesce(alpha, beta, ply, 0, in_check) } else { self.leaf(ply) };
         }
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
@@ -467,14 +475,14 @@ impl<N: Node> Search<'_, N> {
     }
 
     /// Captures (and promotions) until the position is quiet; every evasion when in check.
-    fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize, in_check: bool) -> i32 {
+    fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize, qply: usize, in_check: bool) -> i32 {
         self.pv[ply].clear();
         if self.poll() {
             return 0;
         }
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
-        if ply >= MAX_PLY - 1 {
+        if ply >= MAX_PLY - 1 || qply >= MAX_QUIESCENCE {
             return self.node.evaluate();
         }
         let mut best = -INF;
@@ -525,12 +533,19 @@ impl<N: Node> Search<'_, N> {
                     continue;
                 }
             }
+            let before = if in_check { 0 } else { self.node.pieces() };
             if !self.node.make(a) {
+                continue;
+            }
+            // An attack that removed nothing (a target with hit points left) changes
+            // nothing quiescence looks for: it is left to the full-width search.
+            if !in_check && a.promotion.is_none() && self.node.pieces() == before {
+                self.node.unmake();
                 continue;
             }
             self.keys.push(self.node.key());
             let child_check = self.node.in_check();
-            let score = -self.quiesce(-beta, -alpha, ply + 1, child_check);
+            let score = -self.quiesce(-beta, -alpha, ply + 1, qply + 1, child_check);
             self.keys.pop();
             self.node.unmake();
             if self.stopped {

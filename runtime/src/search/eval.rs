@@ -48,8 +48,7 @@ pub(crate) struct Evaluator {
     tempo: i32,
     /// Per kind, for move ordering: its value, or [`ROYAL_VALUE`] for royal kinds.
     pub value: [i32; MAX_KINDS],
-    /// Draw rules the search applies itself on the fast path.
-    pub no_progress: Option<u32>,
+    /// `draws.insufficient_material`, which the fast back end applies itself.
     insufficient: Vec<[[u8; MAX_KINDS]; 2]>,
     insufficient_max: u32,
     same_colour: u32,
@@ -121,7 +120,6 @@ impl Evaluator {
             shelter: w.king_shelter,
             tempo: w.tempo,
             value: [0; MAX_KINDS],
-            no_progress: v.draws.no_progress_plies,
             insufficient: v.draws.insufficient.clone(),
             insufficient_max: v
                 .draws

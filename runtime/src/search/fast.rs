@@ -64,23 +64,24 @@ impl<B: Bits> Node for FastNode<'_, B> {
 
     #[inline]
     fn in_check(&mut self) -> bool {
-        movegen::in_check(self.pos(), self.t)
+        self.v.rules.check && movegen::in_check(self.pos(), self.t)
     }
 
+    /// The core's verdicts, in the game's order: a lost royal piece, no legal action
+    /// (checkmate needs the check rule), then the draws.
     fn verdict(&mut self, moves: &[Action]) -> Option<Verdict> {
+        if let Some(v) = self.royal_lost() {
+            return Some(v);
+        }
         if moves.is_empty() {
             let r = &self.v.rules;
             return Some(if self.in_check() { r.checkmate } else { r.stalemate });
         }
-        self.rule_verdict()
+        self.draws()
     }
 
     fn rule_verdict(&mut self) -> Option<Verdict> {
-        let pos = self.pos();
-        if self.ev.insufficient(pos) || self.ev.no_progress.is_some_and(|n| pos.halfmove >= n) {
-            return Some(Verdict::Draw);
-        }
-        None
+        self.royal_lost().or_else(|| self.draws())
     }
 
     #[inline]
@@ -113,6 +114,12 @@ impl<B: Bits> Node for FastNode<'_, B> {
     }
 
     #[inline]
+    fn pieces(&self) -> u32 {
+        let pos = self.pos();
+        (pos.by_side[0] | pos.by_side[1]).count()
+    }
+
+    #[inline]
     fn side(&self) -> Side {
         self.pos().stm
     }
@@ -120,6 +127,41 @@ impl<B: Bits> Node for FastNode<'_, B> {
     #[inline]
     fn reversible_plies(&self) -> Option<u32> {
         Some(self.pos().halfmove)
+    }
+}
+
+impl<B: Bits> FastNode<'_, B> {
+    /// `rules.royal_lost`: a side without royal pieces has lost (both: the mover wins).
+    fn royal_lost(&self) -> Option<Verdict> {
+        if !self.v.rules.royal_lost || self.t.royal == 0 {
+            return None;
+        }
+        let pos = self.pos();
+        let mut royals = B::EMPTY;
+        let mut ks = self.t.royal;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            royals |= pos.by_kind[k];
+        }
+        let us = pos.stm.index();
+        let ours = (royals & pos.by_side[us]).any();
+        let theirs = (royals & pos.by_side[1 - us]).any();
+        match (ours, theirs) {
+            (true, true) => None,
+            (true, false) => Some(Verdict::Win),
+            (false, _) => Some(Verdict::Loss),
+        }
+    }
+
+    /// Draws by material, by no progress, by the turn limit.
+    fn draws(&self) -> Option<Verdict> {
+        let pos = self.pos();
+        let d = &self.v.draws;
+        let drawn = self.ev.insufficient(pos)
+            || d.no_progress_plies.is_some_and(|n| pos.halfmove >= n)
+            || d.turn_limit.is_some_and(|n| pos.fullmove > n);
+        drawn.then_some(Verdict::Draw)
     }
 }
 

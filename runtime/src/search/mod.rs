@@ -7,7 +7,8 @@
 //!   monomorphised per board width; used when the variant has no hooks;
 //! - **slow** (`slow.rs`): on a whole [`Game`](crate::Game), every action through the
 //!   pipeline and taken back with `undo`; used when hooks may change legality, keep
-//!   state or end the game.
+//!   state or end the game, or when a rule counts what the bare position does not keep
+//!   (`draws.royal_repeat`).
 //!
 //! Randomness (a level's `noise`) comes only from a seed, and time only from a
 //! deadline the caller gives: with no deadline, the same position, level and seed give

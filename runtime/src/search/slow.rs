@@ -71,7 +71,7 @@ impl Node for SlowNode<'_> {
     }
 
     fn in_check(&mut self) -> bool {
-        self.game.in_check()
+        self.game.variant().rules.check && self.game.in_check()
     }
 
     fn verdict(&mut self, moves: &[Action]) -> Option<Verdict> {
@@ -79,8 +79,9 @@ impl Node for SlowNode<'_> {
             return Some(v);
         }
         if moves.is_empty() {
+            let check = self.in_check();
             let r = &self.game.variant().rules;
-            return Some(if self.game.in_check() { r.checkmate } else { r.stalemate });
+            return Some(if check { r.checkmate } else { r.stalemate });
         }
         None
     }
@@ -115,6 +116,10 @@ impl Node for SlowNode<'_> {
 
     fn kind_value(&self, kind: usize) -> i32 {
         self.ev.value[kind]
+    }
+
+    fn pieces(&self) -> u32 {
+        self.game.pieces().len() as u32
     }
 
     fn side(&self) -> Side {
