@@ -337,19 +337,20 @@ fn load(args: &BenchArgs) -> Result<(), Fail> {
 }
 
 /// Positions for the `ai` suite: the start of each shipped two-sided game, and a busy
-/// middlegame for the search's speed.
+/// middlegame for the search's speed. Chessception has hooks: the slow back end.
 const AI_CASES: &[(&str, &str, Option<&str>)] = &[
     ("standard start", "standard", None),
     ("standard kiwipete", "standard", Some(KIWIPETE)),
     ("decachess start", "decachess", None),
+    ("chessception start", "chessception", None),
 ];
 
 fn ai(args: &BenchArgs) -> Result<(), Fail> {
     use varia::search::{AiConfig, Clock};
     let runs = args.runs.max(5);
     println!(
-        "{:<20} {:<8} {:>5} {:>10} {:>10} {:>9}  move",
-        "case", "level", "depth", "nodes", "median ms", "Mnodes/s"
+        "{:<20} {:<8} {:<5} {:>5} {:>10} {:>10} {:>9}  move",
+        "case", "level", "back", "depth", "nodes", "median ms", "Mnodes/s"
     );
     for &(label, variant, fen) in
         AI_CASES.iter().filter(|c| args.only.as_ref().is_none_or(|o| c.0.contains(o.as_str())))
@@ -380,9 +381,10 @@ fn ai(args: &BenchArgs) -> Result<(), Fail> {
             let r = last.expect("at least one run");
             let s = median(secs);
             println!(
-                "{:<20} {:<8} {:>5} {:>10} {:>10.1} {:>9.2}  {}{}",
+                "{:<20} {:<8} {:<5} {:>5} {:>10} {:>10.1} {:>9.2}  {}{}",
                 label,
                 name,
+                r.backend.name(),
                 r.depth,
                 r.nodes,
                 s * 1e3,
