@@ -45,12 +45,12 @@ fn load(dir: &std::path::Path) -> Arc<Variant> {
 }
 
 /// The `[ai]` problems of a variant, as printed.
+/// (A variant whose `[ai]` has problems does not load: `varia check` reports them.)
 fn problems(toml: &str) -> Vec<String> {
     let dir = folder(toml, None);
-    let v = load(&dir);
-    match AiConfig::from_variant(&v) {
-        Ok(c) => panic!("expected problems, got {c:?}"),
-        Err(ps) => ps.iter().map(|p| p.to_string().replace(&format!("{}/", dir.display()), "")).collect(),
+    match Variant::load(dir.to_str().unwrap()) {
+        Ok(v) => panic!("expected problems, got {:?}", AiConfig::from_variant(&v)),
+        Err(e) => e.problems().iter().map(|p| p.to_string().replace(&format!("{}/", dir.display()), "")).collect(),
     }
 }
 
@@ -319,7 +319,7 @@ fn ai_problems_are_located_with_suggestions() {
     assert_eq!(
         problems("[ai]\nmobilty = 3\n"),
         [
-            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, levels"
+            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, levels"
         ]
     );
     assert_eq!(
@@ -341,15 +341,9 @@ fn ai_problems_are_located_with_suggestions() {
         problems("[ai]\nlevels = 3\n"),
         ["variant.toml:3:10: `ai.levels` must be a table of levels ([ai.levels.<name>]), not the number 3"]
     );
-    // best_action reports them too.
-    let v = load(&folder("[ai]\ntempo = \"high\"\n", None));
-    match Game::new(v).best_action("master", 0, Clock::Off) {
-        Err(AiError::Config(ps)) => {
-            assert_eq!(ps.len(), 1);
-            assert!(ps[0].message.contains("`ai.tempo` must be a whole number, not the text \"high\""), "{ps:?}");
-        }
-        other => panic!("{other:?}"),
-    }
+    // An override is checked the same way.
+    let e = Variant::load_with("standard", &["ai.tempo=high".parse().unwrap()]).unwrap_err();
+    assert!(e.to_string().contains("`ai.tempo` must be a whole number, not the text \"high\""), "{e}");
 }
 
 #[test]
@@ -397,4 +391,25 @@ fn hit_point_attacks_do_not_flood_quiescence() {
     let r = g.search(&config, &master, 0, Clock::Off).unwrap();
     assert_eq!((r.depth, r.stopped, r.backend), (5, false, Backend::Slow));
     assert!(g.legal_actions().contains(&r.action));
+}
+
+#[test]
+fn the_evaluation_sees_hit_points_and_auras() {
+    let v = Variant::load("chessception").unwrap();
+    let eval = |fen: &str| Game::from_fen(v.clone(), fen).unwrap().evaluate().unwrap();
+    let base = "q6k/8/8/8/8/8/8/K7 w - - 0 1";
+    // A black queen at 2 of 4 HP is worth less to black: white is better off. With the
+    // default weights (hp = 60: 60% of the value scales with HP) that is 900·60/100·2/4 = 270.
+    assert_eq!(eval(&format!("{base} hp=a8:2")) - eval(base), 270);
+    // A wounded white king is a liability: royal_hp = 150 per hit point lost.
+    assert_eq!(eval(base) - eval(&format!("{base} hp=a1:1")), 450);
+    // A weight changed in TOML changes the evaluation: hp = 100 makes the damaged queen
+    // cost her whole value share: 900·100/100·2/4 = 450.
+    let w = Variant::load_with("chessception", &["ai.hp=100".parse().unwrap()]).unwrap();
+    let eval_w = |fen: &str| Game::from_fen(w.clone(), fen).unwrap().evaluate().unwrap();
+    assert_eq!(eval_w(&format!("{base} hp=a8:2")) - eval_w(base), 450);
+    // A knight's stack on a friend counts (stacks = 12 per stack beyond a knight's own).
+    let with_knight = "q6k/8/8/8/8/8/1N6/K7 w - - 0 1";
+    let lone = Game::from_fen(v.clone(), with_knight).unwrap().piece_state(v.geometry.parse("a1").unwrap()).unwrap();
+    assert_eq!(lone.stacks, 1, "the king next to the knight holds one stack");
 }

@@ -49,6 +49,13 @@ impl Game {
         self.hooked() || self.variant.draws.royal_repeat.is_some()
     }
 
+    /// The static evaluation of the current position for the side to move, in centipawns,
+    /// with the variant's `[ai]` weights (no search).
+    pub fn evaluate(&self) -> Result<i32, AiError> {
+        let config = AiConfig::from_variant(&self.variant).map_err(AiError::Config)?;
+        Ok(self.core.evaluate(&Evaluator::new(&self.variant, &config.weights)))
+    }
+
     /// The static evaluation of a position of this game, for the slow back end.
     pub(crate) fn evaluate_for_ai(&self, ev: &Evaluator) -> i32 {
         self.core.evaluate(ev)

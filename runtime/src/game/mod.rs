@@ -45,11 +45,13 @@ pub enum RuleError {
 struct Saved {
     core: Box<dyn Core>,
     rules: RuleState,
+    /// The outcome as it was judged then (undo restores it instead of judging again).
+    outcome: Option<Outcome>,
 }
 
 impl Saved {
     fn copy(&self) -> Saved {
-        Saved { core: self.core.boxed(), rules: self.rules.clone() }
+        Saved { core: self.core.boxed(), rules: self.rules.clone(), outcome: self.outcome.clone() }
     }
 }
 
@@ -245,9 +247,9 @@ impl Game {
             let ply = self.history.pop().unwrap();
             self.core = ply.before.core;
             self.rules = ply.before.rules;
+            self.outcome = ply.before.outcome;
             self.hashes.pop();
         }
-        self.outcome = self.judge().unwrap_or(None);
         self.last_events = self.history.last().map(|p| p.events.clone()).unwrap_or_default();
         n
     }

@@ -148,7 +148,7 @@ impl Game {
 
     /// Runs the pipeline for an action known to be legal. On error, restores everything.
     pub(crate) fn apply_unchecked(&mut self, action: Action) -> Result<Vec<Event>, RuleError> {
-        let before = Saved { core: self.core.boxed(), rules: self.rules.clone() };
+        let before = Saved { core: self.core.boxed(), rules: self.rules.clone(), outcome: self.outcome.clone() };
         let hashes = self.hashes.len();
         let mut events = Vec::new();
         match self.pipeline(action, &mut events) {

@@ -251,10 +251,28 @@ impl<B: Bits> Position<B> {
     /// The multiply-aura stacks of the piece on `sq` (of side `side`), and the source
     /// numbers that gave them (its own stack excluded).
     pub(crate) fn stacks(&self, t: &Tables<B>, sq: usize, side: Side) -> (u32, Vec<usize>) {
-        let Some(m) = t.combat.as_ref().and_then(|c| c.multiply.as_ref()) else { return (0, Vec::new()) };
+        let mut used = Vec::new();
+        let n = self.count_stacks(t, sq, side, Some(&mut used));
+        (n, used)
+    }
+
+    /// For evaluation, without allocating: hit points and maximum, stacks given by other
+    /// sources (its own excluded), and whether it holds the divide aura.
+    pub(crate) fn combat_terms(&self, t: &Tables<B>, sq: usize, side: Side, kind: usize) -> (u8, u8, u32, bool) {
+        let cs = self.cs();
+        let own = t
+            .combat
+            .as_ref()
+            .and_then(|c| c.multiply.as_ref())
+            .is_some_and(|m| m.includes_source && m.source.index() == kind);
+        let stacks = self.count_stacks(t, sq, side, None).saturating_sub(own as u32);
+        (cs.hp.as_ref()[sq], t.stats[kind].hp, stacks, cs.guarded.has(sq))
+    }
+
+    fn count_stacks(&self, t: &Tables<B>, sq: usize, side: Side, mut used: Option<&mut Vec<usize>>) -> u32 {
+        let Some(m) = t.combat.as_ref().and_then(|c| c.multiply.as_ref()) else { return 0 };
         let cs = self.cs();
         let mut n = 0;
-        let mut used = Vec::new();
         let own = self.piece_at(Square(sq as u8)).is_some_and(|p| p.kind == m.source);
         if own && m.includes_source {
             n += 1;
@@ -268,9 +286,11 @@ impl<B: Bits> Position<B> {
                 continue;
             }
             n += 1;
-            used.push(id - 1);
+            if let Some(u) = used.as_deref_mut() {
+                u.push(id - 1);
+            }
         }
-        (n.min(m.max_stacks), used)
+        n.min(m.max_stacks)
     }
 
     /// The damage multiplier of the piece on `sq`.

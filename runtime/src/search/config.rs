@@ -53,11 +53,32 @@ pub struct Weights {
     pub king_centre: i32,
     /// For the side to move.
     pub tempo: i32,
+    /// With hit points: percent of a piece's value that depends on its hit points (a piece
+    /// at half HP loses half of this share).
+    pub hp: i32,
+    /// With hit points: per hit point a royal piece has lost.
+    pub royal_hp: i32,
+    /// With a multiply aura: per stack a piece would attack with now.
+    pub stacks: i32,
+    /// With a divide aura: per piece holding it.
+    pub guarded: i32,
 }
 
 impl Default for Weights {
     fn default() -> Self {
-        Weights { material: 100, mobility: 3, centre: 8, advance: 60, king_shelter: 10, king_centre: 5, tempo: 10 }
+        Weights {
+            material: 100,
+            mobility: 3,
+            centre: 8,
+            advance: 60,
+            king_shelter: 10,
+            king_centre: 5,
+            tempo: 10,
+            hp: 60,
+            royal_hp: 150,
+            stacks: 12,
+            guarded: 6,
+        }
     }
 }
 
@@ -103,7 +124,19 @@ impl Default for AiConfig {
     }
 }
 
-const WEIGHT_KEYS: [&str; 7] = ["material", "mobility", "centre", "advance", "king_shelter", "king_centre", "tempo"];
+const WEIGHT_KEYS: [&str; 11] = [
+    "material",
+    "mobility",
+    "centre",
+    "advance",
+    "king_shelter",
+    "king_centre",
+    "tempo",
+    "hp",
+    "royal_hp",
+    "stacks",
+    "guarded",
+];
 const LEVEL_KEYS: [&str; 5] = ["depth", "time_ms", "noise", "quiescence", "nodes"];
 
 impl AiConfig {
@@ -165,6 +198,10 @@ impl Cx<'_> {
                 "king_shelter" => &mut w.king_shelter,
                 "king_centre" => &mut w.king_centre,
                 "tempo" => &mut w.tempo,
+                "hp" => &mut w.hp,
+                "royal_hp" => &mut w.royal_hp,
+                "stacks" => &mut w.stacks,
+                "guarded" => &mut w.guarded,
                 "levels" => {
                     self.levels(value, &mut c.levels);
                     continue;

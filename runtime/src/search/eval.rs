@@ -46,6 +46,12 @@ pub(crate) struct Evaluator {
     mobility: i32,
     shelter: i32,
     tempo: i32,
+    /// Hit points: per kind, the share of its value that scales with its HP (value ×
+    /// weight / 100), and the weights for royal HP, stacks and guard.
+    hp_share: [i32; MAX_KINDS],
+    royal_hp: i32,
+    stacks: i32,
+    guarded: i32,
     /// Per kind, for move ordering: its value, or [`ROYAL_VALUE`] for royal kinds.
     pub value: [i32; MAX_KINDS],
     /// `draws.insufficient_material`, which the fast back end applies itself.
@@ -119,6 +125,10 @@ impl Evaluator {
             mobility: w.mobility,
             shelter: w.king_shelter,
             tempo: w.tempo,
+            hp_share: std::array::from_fn(|k| v.kinds.get(k).map_or(0, |kind| kind.value * w.hp / 100)),
+            royal_hp: w.royal_hp,
+            stacks: w.stacks,
+            guarded: w.guarded,
             value: [0; MAX_KINDS],
             insufficient: v.draws.insufficient.clone(),
             insufficient_max: v
@@ -250,9 +260,33 @@ impl Evaluator {
                 }
             }
         }
-        let white =
-            (mg * phase + eg * (PHASE - phase)) / PHASE + mob * self.mobility + shelter * self.shelter * phase / PHASE;
+        let combat = if pos.combat.is_some() { self.combat(pos, t) } else { 0 };
+        let white = (mg * phase + eg * (PHASE - phase)) / PHASE
+            + mob * self.mobility
+            + shelter * self.shelter * phase / PHASE
+            + combat;
         (if pos.stm == Side::White { white } else { -white }) + self.tempo
+    }
+
+    /// With hit points (white's view): damaged pieces are worth less, a wounded royal piece
+    /// is a liability, stacks (damage to deal) and guard (damage halved) are assets.
+    fn combat<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>) -> i32 {
+        let mut score = 0;
+        for side in Side::BOTH {
+            let sign = if side == Side::White { 1 } else { -1 };
+            for sq in pos.by_side[side.index()].iter() {
+                let k = crate::position::kind_of(pos.code(sq));
+                let (hp, max, stacks, guarded) = pos.combat_terms(t, sq, side, k);
+                let lost = max.saturating_sub(hp) as i32;
+                if self.royal & (1 << k) != 0 {
+                    score -= sign * lost * self.royal_hp;
+                } else if max > 0 {
+                    score -= sign * self.hp_share[k] * lost / max as i32;
+                }
+                score += sign * (stacks as i32 * self.stacks + guarded as i32 * self.guarded);
+            }
+        }
+        score
     }
 
     /// Whether the material left is one the variant declares a draw

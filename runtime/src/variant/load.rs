@@ -189,8 +189,9 @@ pub(crate) fn load_text(text: &str, label: &str, overrides: &[Override]) -> Resu
     Ok(v)
 }
 
-/// Loads the variant's scripts into a Lua host, if it has any.
+/// Loads the variant's scripts into a Lua host, if it has any, and checks its `[ai]`.
 fn attach_scripts(v: &mut Variant) -> Result<(), LoadError> {
+    crate::search::AiConfig::from_variant(v).map_err(|problems| LoadError::Invalid { problems })?;
     if !v.scripts.is_empty() {
         v.hooks = Some(std::sync::Arc::new(crate::script::LuaHooks::load(v)?));
     }
