@@ -39,6 +39,10 @@ pub struct PlayArgs {
     /// Stop an AI-only game after this many plies.
     #[arg(long, default_value_t = 400)]
     max_plies: usize,
+    /// Start from this position instead of the variant's setup (reset returns to it,
+    /// and pasted move lists are played from it).
+    #[arg(long)]
+    fen: Option<String>,
 }
 
 /// Who plays which side.
@@ -84,6 +88,8 @@ impl PlayAs {
 
 struct Panel {
     variant: Arc<Variant>,
+    /// Where the game starts (and `reset` returns): the setup, or `--fen`.
+    start: Game,
     game: Game,
     play_as: PlayAs,
     level: String,
@@ -197,7 +203,7 @@ impl Panel {
     }
 
     fn restart(&mut self) {
-        self.game = Game::with_seed(self.variant.clone(), self.seed);
+        self.game = self.start.clone();
     }
 
     /// The board with the state a player needs: whose turn, check, graveyards, frozen
@@ -226,6 +232,28 @@ impl Panel {
         }
         if !setup.waiting.is_empty() {
             let _ = writeln!(out, "waiting a turn: {}", names(&setup.waiting));
+        }
+        if v.combat.is_some() {
+            // What the original shows as glows: damage multipliers (a dot per stack) and
+            // the guard that halves damage.
+            let mut boosted: std::collections::BTreeMap<_, Vec<varia::Square>> = Default::default();
+            let mut guarded = Vec::new();
+            for (sq, _) in g.pieces() {
+                let Some(st) = g.piece_state(sq) else { continue };
+                if st.stacks > 0 {
+                    boosted.entry((st.stacks, st.multiplier)).or_default().push(sq);
+                }
+                if st.guarded {
+                    guarded.push(sq);
+                }
+            }
+            for ((stacks, multiplier), squares) in &boosted {
+                let dots = "•".repeat(*stacks as usize);
+                let _ = writeln!(out, "damage ×{multiplier} {dots} ({stacks} stack(s)): {}", names(squares));
+            }
+            if !guarded.is_empty() {
+                let _ = writeln!(out, "guarded (half damage): {}", names(&guarded));
+            }
         }
         if let Some(last) = g.history_text().last() {
             let _ = writeln!(out, "last move: {last}");
@@ -353,7 +381,7 @@ impl Panel {
             }
             "paste" => {
                 let (text, from) = clipboard::paste()?;
-                match Game::from_moves(self.variant.clone(), &text) {
+                match self.start.then_moves(&text) {
                     Ok(g) => {
                         let n = g.ply();
                         self.game = g;
@@ -503,8 +531,13 @@ pub fn run(args: PlayArgs) -> Result<(), Fail> {
         .map_err(|p| Fail(p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n")))?
         .level(&args.ai)
         .map_err(Fail)?;
+    let start = match &args.fen {
+        None => Game::with_seed(variant.clone(), args.seed),
+        Some(f) => Game::from_fen_seeded(variant.clone(), f, args.seed).map_err(|e| Fail(format!("bad FEN: {e}")))?,
+    };
     let mut panel = Panel {
-        game: Game::with_seed(variant.clone(), args.seed),
+        game: start.clone(),
+        start,
         variant,
         play_as,
         level: args.ai,

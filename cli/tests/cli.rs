@@ -221,6 +221,16 @@ fn the_control_panel_is_scriptable() {
     let saved = std::fs::read_to_string(data.join("decachess/save.json")).unwrap();
     assert!(saved.contains("\"g2-g3\"") && !saved.contains("h2-h5"), "saving again overwrites the slot");
 
+    // A corrupt save is refused with the reason; the game in play is kept.
+    std::fs::write(data.join("decachess/save.json"), "{\"variant\": \"decachess\", \"hist").unwrap();
+    let o = play(&["decachess", "--as", "both"], "a2-a3\nload\nboard\nquit\n", &data);
+    let out = stdout(&o);
+    assert!(out.contains("load refused: ") && out.contains("not valid JSON"), "{out}");
+    assert!(
+        out.contains("the current game is kept") && out.ends_with("last move: a2-a3\nblack to move\nblack> quit\n"),
+        "{out}"
+    );
+
     // Against the AI: it answers at once; changing the level keeps the game; changing
     // play-as restarts it.
     let o = play(
@@ -236,4 +246,33 @@ fn the_control_panel_is_scriptable() {
     let o = play(&["decachess", "--ai", "grandmaster"], "quit\n", &data);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("grandmaster"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_panel_shows_hit_points_auras_and_landing_choices() {
+    let data = scratch("panel-hp");
+    // Knights boost their own damage (one stack each); kings guard their neighbours.
+    let o = play(&["chessception", "--as", "both"], "inspect b1\ninspect d2\nquit\n", &data);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("1  R4 N4 B4 Q4 K4 B4 N4 R4\n"), "the board shows hit points: {out}");
+    // Each knight and its neighbours have one stack (CC-11: the knight includes itself).
+    let ones = "a1, b1, c1, f1, g1, h1, a2, b2, c2, f2, g2, h2, a7, b7, c7, f7, g7, h7, a8, b8, c8, f8, g8, h8";
+    assert!(out.contains(&format!("damage ×2 • (1 stack(s)): {ones}\n")), "{out}");
+    assert!(out.contains("guarded (half damage): d1, e1, f1, d2, e2, f2, d7, e7, f7, d8, e8, f8\n"), "{out}");
+    assert!(out.contains("white knight on b1\n  4/4 HP, damage 2\n  1 stack(s): damage ×2 (sources: b1)\n"), "{out}");
+    assert!(
+        out.contains("white pawn on d2\n  2/2 HP, damage 2, strikes back for 2\n  guarded: takes half damage\n"),
+        "{out}"
+    );
+
+    // A queen whose attack kills on two squares: the bare move names the landing choices.
+    let o = play(
+        &["chessception", "--as", "both", "--fen", "8/3np3/8/8/Q6k/8/8/K7 w - - 0 1"],
+        "a4-d7\na4-d7@e7\nquit\n",
+        &data,
+    );
+    let out = stdout(&o);
+    assert!(out.contains("choose where to land with @d7 or @e7"), "{out}");
+    assert!(out.contains("last move: a4-d7@e7\n"), "{out}");
 }

@@ -53,7 +53,7 @@ fn an_unknown_key_suggests_the_key_meant() {
     assert_eq!(
         problems("key-top", text),
         ["bad.toml:1:1: unknown field `descripton`, expected one of `description`, `variant`, \
-          `set`, `fen`, `moves`, `playthrough`, `expect` (did you mean `description`?)"]
+          `set`, `fen`, `moves`, `playthrough`, `expect`, `clock` (did you mean `description`?)"]
     );
     let text = format!("{HEAD}moves = [\"e2-e4\"]\n\n[[expect]]\nafter = 1\npeices = {{ e4 = \"white pawn\" }}\n");
     let p = problems("key-expect", &text);
@@ -278,5 +278,30 @@ fn playthroughs_are_seeded() {
         lines,
         ["p.toml:6:9: [[expect]] #1 at the start: after: expected 10 actions, \
           found the game ended after 0 actions (draw by stalemate)"]
+    );
+}
+
+#[test]
+fn clock_readings_need_a_clock_a_time_and_a_step() {
+    // Standard chess has no [clock]: a reading would change nothing.
+    let text = format!(
+        "{HEAD}moves = [\"e2-e4\"]\nclock = [{{ after = 1, elapsed = \"60:00\" }}]\n[[expect]]\noutcome = \"none\"\n"
+    );
+    assert_eq!(
+        problems("clock-none", &text),
+        ["bad.toml:4:10: variant `standard` has no [clock]: a clock reading changes nothing"]
+    );
+    let head = "description = \"a test\"\nvariant = \"chessception\"\nmoves = [\"e2-e4\"]\n";
+    let text = format!(
+        "{head}clock = [{{ after = 2, elapsed = \"1:00\" }}, {{ after = 1, elapsed = \"60\" }}, {{ after = 1, elapsed = \"1:75\" }}]\n\
+         [[expect]]\noutcome = \"none\"\n"
+    );
+    assert_eq!(
+        problems("clock-bad", &text),
+        [
+            "bad.toml:4:20: `after = 2` is out of range: this fixture has 1 moves",
+            "bad.toml:4:66: `60` is not a time: write minutes and seconds, \"59:59\", or \"1:00:00\"",
+            "bad.toml:4:97: `1:75` is not a time: write minutes and seconds, \"59:59\", or \"1:00:00\"",
+        ]
     );
 }

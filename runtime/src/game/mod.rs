@@ -109,9 +109,14 @@ impl Game {
 
     /// A game from a FEN.
     pub fn from_fen(variant: Arc<Variant>, text: &str) -> Result<Game, FenError> {
+        Game::from_fen_seeded(variant, text, 0)
+    }
+
+    /// A game from a FEN, whose random numbers come from `seed`.
+    pub fn from_fen_seeded(variant: Arc<Variant>, text: &str, seed: u64) -> Result<Game, FenError> {
         let setup = fen::parse(&variant, text)?;
         let check = variant.rules.check;
-        let g = Game::from_setup(variant, setup);
+        let g = Game::from_setup_seeded(variant, setup, seed);
         if check && g.core.opponent_in_check() {
             let side = g.to_move().opponent();
             return Err(FenError::Position(format!(
@@ -372,7 +377,13 @@ impl Game {
     /// separated by spaces, commas or new lines; move numbers like `12.` are skipped. On
     /// any error nothing is built and the error names the move.
     pub fn from_moves(variant: Arc<Variant>, text: &str) -> Result<Game, RuleError> {
-        let mut g = Game::new(variant);
+        Game::new(variant).then_moves(text)
+    }
+
+    /// This game followed by a move list, read as [`Game::from_moves`] reads it; on any
+    /// error this game is untouched and the error names the move.
+    pub fn then_moves(&self, text: &str) -> Result<Game, RuleError> {
+        let mut g = self.clone();
         let moves = text
             .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|m| !m.is_empty() && !m.trim_end_matches('.').chars().all(|c| c.is_ascii_digit()));
