@@ -123,7 +123,8 @@ fn an_action_illegal_at_its_step_names_the_step_and_the_reason() {
     let text = format!("{HEAD}moves = [\"e2-e4\", \"e7-e5\", \"e4-e5\"]\n[[expect]]\nto_move = \"black\"\n");
     assert_eq!(
         run_error("step", &text),
-        ["bad.toml:3:28: move 3 (`e4-e5`): e4-e5 is illegal: a pawn on e4 cannot move to e5"]
+        ["bad.toml:3:28: move 3 (`e4-e5`): e4-e5 is illegal: a pawn on e4 cannot move to e5: \
+          it goes there only when the square is empty, and the black pawn stands on e5"]
     );
     let text = format!(
         "{HEAD}moves = [\"f2-f3\", \"e7-e5\", \"g2-g4\", \"d8-h4\", \"a2-a3\"]\n[[expect]]\nafter = 4\nin_check = true\n"
@@ -228,11 +229,13 @@ fn failed_expectations_say_which_where_and_expected_against_found() {
             format!("bad.toml:8:12: {at}: illegal e5-d6: expected illegal, found legal"),
             format!(
                 "bad.toml:8:21: {at}: illegal e5-f6: expected a reason containing \"zzz\", \
-                 found \"e5-f6 is illegal: a pawn on e5 cannot move to f6\""
+                 found \"e5-f6 is illegal: a pawn on e5 cannot move to f6: it goes there only to capture, \
+                 and f6 is empty\""
             ),
             format!(
                 "bad.toml:9:10: {at}: legal e5-e7: expected legal, \
-                 found e5-e7 is illegal: a pawn on e5 cannot move to e7"
+                 found e5-e7 is illegal: a pawn on e5 cannot move to e7: it moves that way only from its \
+                 `pawn_start` squares"
             ),
             format!("bad.toml:10:15: {at}: legal_count: expected 30, found 31"),
             format!(

@@ -105,6 +105,36 @@ fn illegal_moves_say_why() {
 }
 
 #[test]
+fn illegal_moves_name_the_part_of_the_movement_that_fails() {
+    let g = Game::new(standard());
+    let r = |g: &Game, m: &str, reason: &str| {
+        let w = why(g, m);
+        assert!(w.ends_with(reason), "{m}: {w}");
+    };
+    r(&g, "e2-e5", "a pawn on e2 cannot move to e5"); // no part of a pawn's movement goes 3 squares
+    r(&g, "g1-e2", "a knight on g1 cannot move to e2: your own pawn stands on e2");
+    r(&g, "a1-a3", "a rook on a1 cannot move to a3: the way is blocked by the white pawn on a2");
+    r(&g, "e2-d3", "a pawn on e2 cannot move to d3: it goes there only to capture, and d3 is empty");
+    let mut p = Game::new(standard());
+    play(&mut p, "e2-e4 e7-e5 d2-d3 a7-a6");
+    r(&p, "e4-e5", "it goes there only when the square is empty, and the black pawn stands on e5");
+    r(&p, "d3-d5", "a pawn on d3 cannot move to d5: it moves that way only from its `pawn_start` squares");
+    // Decachess's archer: moves only onto empty squares, never shoots a rook, and is
+    // silenced by any adjacent enemy.
+    let dc = Variant::load("decachess").unwrap();
+    let a = Game::from_fen(dc.clone(), "9k/10/10/4r1r3/5n4/4A5/10/10/10/K9 w - - 0 1").unwrap();
+    r(
+        &a,
+        "e5-f6",
+        "an archer on e5 cannot move to f6: it goes there only when the square is empty, and the black knight stands on f6",
+    );
+    r(&a, "e5-c7", "an archer on e5 cannot move to c7: it goes there only to shoot, and c7 is empty");
+    r(&a, "e5-e7", "an archer on e5 cannot move to e7: it can never shoot a rook");
+    let s = Game::from_fen(dc, "9k/10/10/4p5/4qn4/4A5/10/10/10/K9 w - - 0 1").unwrap();
+    r(&s, "e5-e7", "it cannot shoot while an enemy is next to it (the black queen on e6)");
+}
+
+#[test]
 fn a_captured_rook_takes_its_castling_right_with_it() {
     let mut g = Game::from_fen(standard(), "r3k2r/8/8/8/8/8/6B1/R3K2R w KQkq - 0 1").unwrap();
     g.play("g2-a8").unwrap();

@@ -7,6 +7,7 @@
 
 mod ai;
 mod core;
+mod explain;
 mod pipeline;
 
 use std::sync::Arc;
@@ -157,71 +158,6 @@ impl Game {
 
     pub fn variant(&self) -> &Arc<Variant> {
         &self.variant
-    }
-
-    /// Why moving from `from` to `to` is not legal here, in a player's words.
-    fn explain(&self, from: Square, to: Square, promotion: Option<crate::piece::KindId>) -> String {
-        let v = &self.variant;
-        let name = |s: Square| v.square_name(s);
-        let Some(piece) = self.core.piece_at(from) else {
-            return format!("there is no piece on {}", name(from));
-        };
-        let kind = &v.kind(piece.kind).name;
-        let stm = self.core.to_move();
-        if piece.side != stm {
-            return format!("the {kind} on {} is {}'s, and it is {stm}'s turn", name(from), piece.side);
-        }
-        let setup = self.core.setup();
-        if setup.frozen.contains(&from) {
-            return format!(
-                "the {kind} on {} is frozen: it cannot act until its side loses a piece, which it then becomes",
-                name(from)
-            );
-        }
-        if setup.waiting.contains(&from) {
-            return format!("the {kind} on {} has just returned: it cannot act this turn", name(from));
-        }
-        let mut pseudo = Vec::new();
-        self.core.pseudo_legal(&mut pseudo);
-        let same: Vec<&Action> = pseudo.iter().filter(|a| a.from == from && a.to == to).collect();
-        if same.is_empty() {
-            if let Some(c) = v.castling.iter().find(|c| c.side == stm && c.king == from && c.king_to == to) {
-                let setup = self.core.setup();
-                let i = v.castling.iter().position(|x| std::ptr::eq(x, c)).unwrap();
-                if setup.castling & (1 << i) == 0 {
-                    return format!(
-                        "castling {}-{} is no longer allowed (the king or the rook has moved, or the rook was captured)",
-                        name(from),
-                        name(to)
-                    );
-                }
-                if let Some(&blocked) =
-                    c.empty.iter().find(|&&s| s != c.king && s != c.rook && self.core.piece_at(s).is_some())
-                {
-                    return format!("castling needs {} to be empty", name(blocked));
-                }
-                let safe: Vec<String> = c.safe.iter().map(|&s| name(s)).collect();
-                return format!(
-                    "castling needs the king not to stand on, cross or reach an attacked square ({})",
-                    safe.join(", ")
-                );
-            }
-            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
-            return format!("{article} {kind} on {} cannot move to {}", name(from), name(to));
-        }
-        if let Some(p) = promotion
-            && !same.iter().any(|a| a.promotion == Some(p))
-        {
-            let options: Vec<String> =
-                same.iter().filter_map(|a| a.promotion).map(|k| format!("={}", v.kind(k).letter)).collect();
-            return if options.is_empty() {
-                format!("a {kind} moving to {} does not promote", name(to))
-            } else {
-                format!("it cannot promote to {}; choose one of {}", v.kind(p).name, options.join(", "))
-            };
-        }
-        let royal = v.kinds.iter().find(|k| k.royal).map_or("royal piece".to_string(), |k| k.name.clone());
-        format!("it would leave your {royal} attacked")
     }
 
     /// This game under other rules (a reloaded or edited variant): the start position

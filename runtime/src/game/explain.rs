@@ -1,0 +1,169 @@
+//! Why an action is refused, in a player's words: the piece, its turn, frozen or
+//! waiting pieces, castling rights, and which part of the piece's movement fails and how
+//! (a blocked way, an own piece, a capture-only step onto an empty square, a kind it
+//! never captures, an attack silenced by an adjacent enemy, a region it moves from).
+
+use super::Game;
+use crate::action::Action;
+use crate::geometry::{Offset, Square};
+use crate::piece::{Piece, Side};
+use crate::variant::Shape;
+
+impl Game {
+    /// Why moving from `from` to `to` is not legal here, in a player's words.
+    pub(super) fn explain(&self, from: Square, to: Square, promotion: Option<crate::piece::KindId>) -> String {
+        let v = &self.variant;
+        let name = |s: Square| v.square_name(s);
+        let Some(piece) = self.core.piece_at(from) else {
+            return format!("there is no piece on {}", name(from));
+        };
+        let kind = &v.kind(piece.kind).name;
+        let stm = self.core.to_move();
+        if piece.side != stm {
+            return format!("the {kind} on {} is {}'s, and it is {stm}'s turn", name(from), piece.side);
+        }
+        let setup = self.core.setup();
+        if setup.frozen.contains(&from) {
+            return format!(
+                "the {kind} on {} is frozen: it cannot act until its side loses a piece, which it then becomes",
+                name(from)
+            );
+        }
+        if setup.waiting.contains(&from) {
+            return format!("the {kind} on {} has just returned: it cannot act this turn", name(from));
+        }
+        let mut pseudo = Vec::new();
+        self.core.pseudo_legal(&mut pseudo);
+        let same: Vec<&Action> = pseudo.iter().filter(|a| a.from == from && a.to == to).collect();
+        if same.is_empty() {
+            if let Some(c) = v.castling.iter().find(|c| c.side == stm && c.king == from && c.king_to == to) {
+                let setup = self.core.setup();
+                let i = v.castling.iter().position(|x| std::ptr::eq(x, c)).unwrap();
+                if setup.castling & (1 << i) == 0 {
+                    return format!(
+                        "castling {}-{} is no longer allowed (the king or the rook has moved, or the rook was captured)",
+                        name(from),
+                        name(to)
+                    );
+                }
+                if let Some(&blocked) =
+                    c.empty.iter().find(|&&s| s != c.king && s != c.rook && self.core.piece_at(s).is_some())
+                {
+                    return format!("castling needs {} to be empty", name(blocked));
+                }
+                let safe: Vec<String> = c.safe.iter().map(|&s| name(s)).collect();
+                return format!(
+                    "castling needs the king not to stand on, cross or reach an attacked square ({})",
+                    safe.join(", ")
+                );
+            }
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            let why = self.why_unreachable(piece, from, to).map(|r| format!(": {r}")).unwrap_or_default();
+            return format!("{article} {kind} on {} cannot move to {}{why}", name(from), name(to));
+        }
+        if let Some(p) = promotion
+            && !same.iter().any(|a| a.promotion == Some(p))
+        {
+            let options: Vec<String> =
+                same.iter().filter_map(|a| a.promotion).map(|k| format!("={}", v.kind(k).letter)).collect();
+            return if options.is_empty() {
+                format!("a {kind} moving to {} does not promote", name(to))
+            } else {
+                format!("it cannot promote to {}; choose one of {}", v.kind(p).name, options.join(", "))
+            };
+        }
+        let royal = v.kinds.iter().find(|k| k.royal).map_or("royal piece".to_string(), |k| k.name.clone());
+        format!("it would leave your {royal} attacked")
+    }
+
+    /// The first reason, over the piece kind's movement atoms that reach `to` from `from`
+    /// on an empty board, why that atom does not make the move here; `None` when no atom
+    /// reaches `to` (the piece does not move that way at all).
+    fn why_unreachable(&self, piece: Piece, from: Square, to: Square) -> Option<String> {
+        let v = &self.variant;
+        let geo = &v.geometry;
+        let name = |s: Square| v.square_name(s);
+        let describe = |p: Piece| format!("{} {}", p.side, v.kind(p.kind).name);
+        let orient = |(x, y): Offset| if piece.side == Side::White { (x, y) } else { (x, -y) };
+        let target = self.core.piece_at(to);
+        for atom in &v.kind(piece.kind).atoms {
+            // The squares between `from` and `to` along the atom's line, if it gets there.
+            let mut between = None;
+            for &vector in &atom.vectors {
+                let d = orient(vector);
+                let mut path = Vec::new();
+                let mut at = from;
+                let mut steps = 0u32;
+                while let Some(next) = geo.offset(at, d) {
+                    steps += 1;
+                    let last = geo.offset(next, d).is_none();
+                    let reaches = match atom.shape {
+                        Shape::Leap => steps == 1,
+                        Shape::Slide => atom.range == 0 || steps <= atom.range as u32,
+                        Shape::Farthest => last,
+                    };
+                    if next == to && reaches {
+                        between = Some(std::mem::take(&mut path));
+                        break;
+                    }
+                    if atom.shape == Shape::Leap || (atom.shape == Shape::Slide && !reaches) {
+                        break;
+                    }
+                    path.push(next);
+                    at = next;
+                }
+                if between.is_some() {
+                    break;
+                }
+            }
+            let Some(between) = between else { continue };
+            if let Some(r) = atom.from
+                && !v.regions[r].squares[piece.side.index()].contains(&from)
+            {
+                return Some(format!("it moves that way only from its `{}` squares", v.regions[r].name));
+            }
+            if let Some(t) = target
+                && t.side == piece.side
+            {
+                return Some(format!("your own {} stands on {}", v.kind(t.kind).name, name(to)));
+            }
+            if atom.shape != Shape::Leap
+                && let Some(&b) = between.iter().find(|&&s| self.core.piece_at(s).is_some())
+            {
+                let p = self.core.piece_at(b).expect("occupied");
+                return Some(format!("the way is blocked by the {} on {}", describe(p), name(b)));
+            }
+            let strike = if atom.ranged { "shoot" } else { "capture" };
+            match target {
+                None if !atom.moves() => {
+                    return Some(format!("it goes there only to {strike}, and {} is empty", name(to)));
+                }
+                Some(t) if !atom.captures() => {
+                    return Some(format!(
+                        "it goes there only when the square is empty, and the {} stands on {}",
+                        describe(t),
+                        name(to)
+                    ));
+                }
+                Some(t) if atom.cannot_capture & (1 << t.kind.0) != 0 => {
+                    return Some(format!("it can never {strike} a {}", v.kind(t.kind).name));
+                }
+                Some(_) if atom.silenced_by_adjacent_enemy => {
+                    let enemy = geo.squares().find(|&s| {
+                        geo.distance(s, from) == 1 && self.core.piece_at(s).is_some_and(|p| p.side != piece.side)
+                    });
+                    if let Some(e) = enemy {
+                        let p = self.core.piece_at(e).expect("occupied");
+                        return Some(format!(
+                            "it cannot {strike} while an enemy is next to it (the {} on {})",
+                            describe(p),
+                            name(e)
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
