@@ -279,6 +279,36 @@ fn hooks(args: &BenchArgs) -> Result<(), Fail> {
         }
         println!("{label:<46} {:>12.0}", median(samples));
     }
+
+    // Runaway hooks: how long until the action fails with the script's error (the
+    // target is under 100 ms), with the shipped limits.
+    println!("{:<46} {:>12}", "a runaway after_action hook", "ms to stop");
+    let runaways: [(&str, &str); 4] = [
+        ("endless loop (instruction budget)", "while true do end"),
+        ("string.rep in a loop", "while true do local s = string.rep('x', 9000) end"),
+        (
+            "`..` on an 8 MB string (time limit)",
+            "local s = string.rep('x', 1 << 23)\nwhile true do local t = s .. 'y' end",
+        ),
+        ("a backtracking pattern (refused)", "local s = string.rep('a', 5000)\nlocal i = s:find('a*a*b')"),
+    ];
+    for (label, body) in runaways {
+        let mut samples = Vec::new();
+        for _ in 0..runs {
+            // A fresh Lua state each run: the last run's garbage does not count.
+            let v = scripted(&format!("function after_action(game, action)\n{body}\nend\n"))?;
+            let mut game = Game::new(v);
+            let a = game.parse_action("g1-f3")?;
+            let t = Instant::now();
+            match game.apply(a) {
+                Ok(_) => return Err(Fail(format!("the runaway hook `{label}` was not stopped"))),
+                Err(e) if std::env::var_os("VARIA_BENCH_VERBOSE").is_some() => eprintln!("{label}: {e}"),
+                Err(_) => {}
+            }
+            samples.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        println!("{label:<46} {:>12.1}", median(samples));
+    }
     Ok(())
 }
 

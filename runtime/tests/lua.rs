@@ -283,9 +283,36 @@ fn hostile_scripts_are_contained() {
     // Each body runs in on_turn_end from the second move on (line 1 is the function,
     // line 2 the guard, the body starts on line 3).
     let cases: Vec<(&str, String, &str)> = vec![
-        ("endless loop", "while true do end".into(), "rules.lua:3: stopped after 10000000 instructions"),
+        // Stopped by the instruction budget (the time limit is raised for this case only,
+        // so that the budget is what stops it however slow the machine).
+        ("endless loop", "while true do end".into(), "rules.lua:3: stopped after 5000000 instructions"),
+        // Stopped by the time limit (the budget is raised for this case only).
+        ("endless loop, no budget", "while true do end".into(), "rules.lua:3: stopped after 40 ms"),
+        // Work done in C: library calls count their work against the budget (the time
+        // limit is off for these two, so that the count is what stops them), and the
+        // time limit stops what nothing counts (an operator on long strings).
+        (
+            "string.rep in a loop",
+            "while true do local s = string.rep('x', 9000) end".into(),
+            "rules.lua:3: string.rep: stopped: …instruction_limit = 5000000",
+        ),
+        (
+            "table.sort in a loop",
+            "local t = {}\nfor i = 1, 100 do t[i] = i end\nwhile true do table.sort(t) end".into(),
+            "rules.lua:5: …instruction",
+        ),
+        (
+            "concatenating a long string",
+            "local s = string.rep('x', 1 << 23)\nwhile true do local t = s .. 'y' end".into(),
+            "rules.lua:4: stopped after 40 ms",
+        ),
         ("memory bomb", "local t = {}\nfor i = 1, 1e9 do t[i] = i end".into(), "ran out of memory"),
-        ("string.rep bomb", "local s = string.rep('x', 1 << 30)".into(), "ran out of memory"),
+        (
+            "string.rep bomb",
+            "local s = string.rep('x', 1 << 30)".into(),
+            "rules.lua:3: string.rep: stopped: this call's work (about 134217728 instructions' worth",
+        ),
+        ("string.rep bomb in pieces", "local s = string.rep('x', 1 << 24, 'y')".into(), "ran out of memory"),
         ("string.rep growth", "local s = 'x'\nwhile true do s = s .. s end".into(), "ran out of memory"),
         ("os.execute", format!("os.execute('touch {m}')"), "rules.lua:3: unknown global `os`"),
         ("io.open", format!("io.open('{m}', 'w')"), "rules.lua:3: unknown global `io`"),
@@ -311,16 +338,29 @@ fn hostile_scripts_are_contained() {
             "rules.lua:5: and now I fail",
         ),
         ("math.random", "return math.random()".into(), "rules.lua:3: attempt to call a nil value (field 'random')"),
+        // One call of a pattern function runs in C to its end: a pattern whose worst
+        // case on its subject is too long is refused before it starts.
         (
             "pattern bomb",
             "string.find(string.rep('a', 20000), '.-.-.-.-b')".into(),
-            "rules.lua:3: string.find: subject longer than 10000 characters",
+            "rules.lua:3: string.find: this pattern may take up to 3.2e21 steps on a subject of 20000 characters",
+        ),
+        (
+            "pattern bomb, short subject",
+            "local s = string.rep('a', 1000)\nlocal t = s:gsub('a*a*a*b', '')".into(),
+            "rules.lua:4: string.gsub: this pattern may take up to 1.0e12 steps",
         ),
         ("globals table", "setmetatable(_G, nil)".into(), "rules.lua:3: cannot change a protected metatable"),
     ];
     for (name, body, expected) in cases {
         let rules = format!("function on_turn_end(game)\n  if game:ply() == 0 then return end\n{body}\nend\n");
-        check_contained(name, &rules, expected);
+        let limits = match name {
+            "endless loop" => "[scripting]\ntime_limit_ms = 600000\n",
+            "endless loop, no budget" => "[scripting]\ninstruction_limit = 1000000000000000\n",
+            "string.rep in a loop" | "table.sort in a loop" => "[scripting]\ntime_limit_ms = 0\n",
+            _ => "",
+        };
+        check_contained_with(name, &rules, limits, expected);
     }
     check_contained(
         "wrong return type",
@@ -343,12 +383,22 @@ fn variants_without_hooks_have_no_lua_state() {
 /// Plays one move (the hook stays quiet), then checks the second move fails with
 /// `expected`, leaves the state unchanged, and leaves the game usable.
 fn check_contained(name: &str, rules: &str, expected: &str) {
-    let v = load(rules);
+    check_contained_with(name, rules, "", expected);
+}
+
+/// As `check_contained`, with more TOML for the variant; `expected` may list several
+/// parts separated by `…`, each of which the message must contain, in order.
+fn check_contained_with(name: &str, rules: &str, toml_extra: &str, expected: &str) {
+    let v = load_with(rules, toml_extra);
     let mut g = Game::new(v);
     play(&mut g, "e2-e4");
     let before = state(&g);
     let e = script_error(g.play("e7-e5"));
-    assert!(e.message.contains(expected), "{name}: {}", e.message);
+    let mut rest = e.message.as_str();
+    for part in expected.split('…') {
+        let at = rest.find(part).unwrap_or_else(|| panic!("{name}: `{part}` not in: {}", e.message));
+        rest = &rest[at + part.len()..];
+    }
     assert_eq!(state(&g), before, "{name}: the state is unchanged");
     assert_eq!(g.legal_actions().len(), 20, "{name}: the game is still usable");
     assert_eq!(g.undo(1), 1, "{name}: and can be taken back");
@@ -397,4 +447,19 @@ fn on_damage_changes_the_amount_and_game_damage_deals_it() {
     let std = load("function after_action(game, action)\n  game:damage('d7', 1)\nend\n");
     let e = script_error(Game::new(std).play("e2-e4"));
     assert!(e.message.contains("rules.lua:2: this variant has no hit points"), "{}", e.message);
+}
+
+/// The limits hold while the scripts load, too: a runaway top level is a load error at
+/// its line, not a hang.
+#[test]
+fn runaway_scripts_are_stopped_while_loading() {
+    let p = load_err("local n = 0\nwhile true do n = n + 1 end\n");
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].contains("rules.lua:2: stopped after"), "{p:?}");
+    let p = load_err("local t = {}\nfor i = 1, 1e9 do t[i] = i end\n");
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(
+        p[0].contains("rules.lua") && (p[0].contains("ran out of memory") || p[0].contains("stopped after")),
+        "{p:?}"
+    );
 }

@@ -5,9 +5,10 @@
 //!   not loaded; `dofile`, `loadfile`, `load`, `collectgarbage`, `string.dump`,
 //!   `math.random` and `math.randomseed` are removed (`game:random()` is the seeded
 //!   replacement). `print` writes a note into the action's events.
-//! - **Limits**: a memory limit for the state and an instruction budget per hook call
-//!   (`[scripting]` in variant.toml). A runaway hook is stopped with an error naming the
-//!   script and the line it was on.
+//! - **Limits**: a memory limit for the state, an instruction budget per hook call
+//!   (library work in C counted too) and a wall-clock backstop (`[scripting]` in
+//!   variant.toml), all holding while the scripts load as well. A runaway hook is
+//!   stopped with an error naming the script and the line it was on (see [`Watch`]).
 //! - **Errors name places**: chunks are named `@<path>`, so errors read
 //!   `scripts/<v>/rules.lua:7: ...`, with a traceback.
 //! - **Globals are frozen** after loading: a hook cannot create globals (state belongs
@@ -32,7 +33,7 @@ use crate::outcome::Outcome;
 use crate::variant::{Script, Variant};
 
 /// Instructions between two checks of the budget.
-const CHECK_EVERY: u32 = 1000;
+const CHECK_EVERY: u32 = 100;
 
 /// The hooks of a variant's `rules.lua`.
 pub struct LuaHooks {
@@ -43,8 +44,7 @@ pub struct LuaHooks {
     current: Current,
     /// Square names as Lua strings, made once.
     squares: Vec<mlua::LuaString>,
-    budget: Arc<AtomicU64>,
-    limit: u64,
+    watch: Watch,
     memory_mb: u32,
     /// The variant's own script, named in errors that have no better place.
     label: String,
@@ -119,7 +119,19 @@ impl LuaHooks {
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8;
         let lua = Lua::new_with(libs, LuaOptions::default()).map_err(internal)?;
         let g = lua.globals();
+        // The limits hold from the start: loading the scripts is bounded like a hook call.
+        let watch = Watch::new(&v.scripting);
+        watch.start();
+        watch.install(&lua).map_err(internal)?;
+        let guard = watch.clone();
+        let guard = lua
+            .create_function(move |_, (name, args): (String, MultiValue)| Ok(guard.refuse(&name, &args)))
+            .map_err(internal)?;
+        g.set("__varia_guard", guard).map_err(internal)?;
         lua.load(PRELUDE).set_name("=prelude").exec().map_err(internal)?;
+        let base = lua.used_memory();
+        lua.set_memory_limit(base + v.scripting.memory_limit_mb as usize * 1024 * 1024).map_err(internal)?;
+        watch.start();
         let current = Current::default();
         let cur = current.clone();
         let print = lua
@@ -151,7 +163,14 @@ impl LuaHooks {
             if let Err(e) =
                 lua.load(&script.text).set_name(format!("@{}", script.label)).set_mode(ChunkMode::Text).exec()
             {
-                problems.push(lua_problem(&script.label, &root_message(&e)));
+                let mut p = lua_problem(&script.label, &root_message(&e));
+                if p.message.contains("not enough memory") {
+                    p.message = format!(
+                        "the rules ran out of memory while loading ([scripting] memory_limit_mb = {})",
+                        v.scripting.memory_limit_mb
+                    );
+                }
+                problems.push(p);
             }
         }
         if problems.is_empty() {
@@ -178,39 +197,10 @@ impl LuaHooks {
         }
         lua.load(FREEZE).set_name("=freeze").exec().map_err(internal)?;
 
-        let limit = v.scripting.instruction_limit.max(1);
-        let budget = Arc::new(AtomicU64::new(limit));
-        let b = budget.clone();
-        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), move |_lua, d| {
-            let left = b.load(Ordering::Relaxed);
-            if left <= CHECK_EVERY as u64 {
-                let src = d.source().short_src.map(|s| s.into_owned()).unwrap_or_default();
-                let line = d.current_line().unwrap_or(0);
-                return Err(mlua::Error::RuntimeError(format!(
-                    "{src}:{line}: stopped after {limit} instructions (an endless loop?); raise [scripting] instruction_limit if the rule really needs more"
-                )));
-            }
-            b.store(left - CHECK_EVERY as u64, Ordering::Relaxed);
-            Ok(VmState::Continue)
-        })
-        .map_err(internal)?;
-        let base = lua.used_memory();
-        lua.set_memory_limit(base + v.scripting.memory_limit_mb as usize * 1024 * 1024).map_err(internal)?;
-
         let squares = api::Names::new(&lua, v).map_err(internal)?.squares;
         let names = api::Names::new(&lua, v).map_err(internal)?;
         let game = lua.create_userdata(api::GameObject { current: current.clone(), names }).map_err(internal)?;
-        Ok(LuaHooks {
-            lua,
-            game,
-            funcs,
-            current,
-            squares,
-            budget,
-            limit,
-            memory_mb: v.scripting.memory_limit_mb,
-            label,
-        })
+        Ok(LuaHooks { lua, game, funcs, current, squares, watch, memory_mb: v.scripting.memory_limit_mb, label })
     }
 
     fn func(&self, hook: Hook) -> &Function {
@@ -227,7 +217,7 @@ impl LuaHooks {
     ) -> Result<R, ScriptError> {
         let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
         self.current.0.store(ptr, Ordering::Release);
-        self.budget.store(self.limit, Ordering::Relaxed);
+        self.watch.start();
         let result = call(self.func(hook), &self.game);
         self.current.0.store(std::ptr::null_mut(), Ordering::Release);
         result.map_err(|e| self.failure(hook, &e))
@@ -399,24 +389,276 @@ fn misspelt_hooks(lua: &Lua, builtins: &[String], scripts: &[Script]) -> Vec<Pro
     out
 }
 
-/// Run before the scripts: remove what a sandbox must not have, and guard the string
-/// pattern functions (which run in C, out of reach of the instruction budget) against
-/// huge inputs.
+/// What stops a runaway hook: an instruction budget and a deadline, both renewed when a
+/// hook call starts (and before the scripts load). The count hook checks both every
+/// [`CHECK_EVERY`] instructions. The library functions whose work grows with their input
+/// (they run in C, between two checks) count that work against the budget before they
+/// start (deterministic, like the count) and check the deadline; the pattern functions
+/// refuse a pattern whose worst case on its subject is too long for one call. The
+/// deadline (wall-clock, `time_limit_ms`, 0 for none) is the backstop for what nothing
+/// counts, such as `..` on long strings.
+#[derive(Clone)]
+struct Watch {
+    budget: Arc<AtomicU64>,
+    /// Nanoseconds after `epoch`.
+    deadline: Arc<AtomicU64>,
+    epoch: std::time::Instant,
+    limit: u64,
+    time_ms: u64,
+}
+
+/// The most steps a pattern function may need in the worst case (backtracking), about
+/// 10–30 ms of C.
+const PATTERN_STEPS: f64 = 1e7;
+
+/// The most elements `table.sort` sorts (its comparisons run in C).
+const SORT_ELEMENTS: usize = 100_000;
+
+impl Watch {
+    fn new(limits: &crate::variant::ScriptLimits) -> Watch {
+        Watch {
+            budget: Arc::new(AtomicU64::new(limits.instruction_limit.max(1))),
+            deadline: Arc::new(AtomicU64::new(0)),
+            epoch: std::time::Instant::now(),
+            limit: limits.instruction_limit.max(1),
+            time_ms: limits.time_limit_ms as u64,
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// A new call: a full budget, and the deadline from now.
+    fn start(&self) {
+        self.budget.store(self.limit, Ordering::Relaxed);
+        self.deadline.store(self.now() + self.time_ms * 1_000_000, Ordering::Relaxed);
+    }
+
+    fn overdue(&self) -> bool {
+        self.time_ms > 0 && self.now() > self.deadline.load(Ordering::Relaxed)
+    }
+
+    fn budget_message(&self) -> String {
+        format!(
+            "stopped after {} instructions (an endless loop?); raise [scripting] instruction_limit if the rule really needs more",
+            self.limit
+        )
+    }
+
+    fn time_message(&self) -> String {
+        format!(
+            "stopped after {} ms (a runaway loop?); raise [scripting] time_limit_ms if the rule really needs longer",
+            self.time_ms
+        )
+    }
+
+    fn install(&self, lua: &Lua) -> mlua::Result<()> {
+        let w = self.clone();
+        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), move |lua, d| {
+            let left = w.budget.load(Ordering::Relaxed);
+            let stop = if left <= CHECK_EVERY as u64 {
+                Some(w.budget_message())
+            } else if w.overdue() {
+                Some(w.time_message())
+            } else {
+                None
+            };
+            if let Some(why) = stop {
+                // The place in the rules: the first frame outside the prelude's wrappers.
+                let place = |d: &mlua::debug::Debug| {
+                    let src = d.source().short_src.map(|s| s.into_owned()).unwrap_or_default();
+                    (src != "prelude").then(|| format!("{src}:{}", d.current_line().unwrap_or(0)))
+                };
+                let at = place(d)
+                    .or_else(|| (1..50).find_map(|level| lua.inspect_stack(level, |d| place(d)).flatten()))
+                    .unwrap_or_default();
+                return Err(mlua::Error::RuntimeError(format!("{at}: {why}")));
+            }
+            w.budget.store(left - CHECK_EVERY as u64, Ordering::Relaxed);
+            Ok(VmState::Continue)
+        })
+    }
+
+    /// Why the library function `name` must not run with these arguments, if it must
+    /// not (the prelude's wrappers raise it at the caller's line).
+    fn refuse(&self, name: &str, args: &MultiValue) -> Option<String> {
+        if self.overdue() {
+            return Some(self.time_message());
+        }
+        let len = |i: usize| match args.get(i) {
+            Some(Value::String(s)) => Some(s.as_bytes().len()),
+            Some(Value::Integer(_) | Value::Number(_)) => Some(24),
+            _ => None,
+        };
+        let int = |i: usize| match args.get(i) {
+            Some(Value::Integer(n)) => Some(*n),
+            Some(Value::Number(x)) if x.is_finite() => Some(*x as i64),
+            _ => None,
+        };
+        let elements = |i: usize| match args.get(i) {
+            Some(Value::Table(t)) => t.raw_len() as u64,
+            _ => 0,
+        };
+        // The C work this call will do, counted against the instruction budget (one
+        // instruction per 8 bytes or per element): deterministic, like the count itself.
+        let bytes = |n: usize| n as u64 / 8;
+        let work = match name {
+            "string.rep" => {
+                let (each, times) = (len(0).unwrap_or(0) + len(2).unwrap_or(0), int(1).unwrap_or(0).max(0) as u64);
+                (each as u64).saturating_mul(times) / 8
+            }
+            "string.find" | "string.match" | "string.gmatch" | "string.gsub" | "string.sub" | "string.upper"
+            | "string.lower" | "string.reverse" | "string.byte" => bytes(len(0).unwrap_or(0)),
+            "string.format" => (0..args.len()).map(|i| bytes(len(i).unwrap_or(0))).sum(),
+            "table.sort" => {
+                let n = elements(0);
+                n * (64 - n.leading_zeros() as u64)
+            }
+            "table.concat" | "table.insert" | "table.remove" | "table.unpack" => elements(0),
+            "table.move" => (int(2).unwrap_or(0) - int(1).unwrap_or(0)).max(0) as u64,
+            _ => 0,
+        };
+        let left = self.budget.load(Ordering::Relaxed);
+        if work >= left {
+            return Some(format!(
+                "stopped: this call's work (about {work} instructions' worth, one per 8 bytes or element) is more than \
+                 the hook has left of [scripting] instruction_limit = {}",
+                self.limit
+            ));
+        }
+        self.budget.store(left - work, Ordering::Relaxed);
+        match name {
+            "string.find" | "string.match" | "string.gmatch" | "string.gsub" => {
+                let (Some(n), Some(Value::String(p))) = (len(0), args.get(1)) else { return None };
+                let p = p.as_bytes();
+                if p.len() > 200 {
+                    return Some("pattern longer than 200 characters (sandbox limit)".into());
+                }
+                let plain = name == "string.find"
+                    && args.get(3).is_some_and(|v| !matches!(v, Value::Nil | Value::Boolean(false)));
+                let steps = if plain {
+                    ((n + 1) * p.len().max(1)) as f64
+                } else {
+                    pattern_steps(&p, n, name != "string.gmatch")
+                };
+                (steps > PATTERN_STEPS).then(|| {
+                    format!(
+                        "this pattern may take up to {steps:.1e} steps on a subject of {n} characters (sandbox limit \
+                         {PATTERN_STEPS:.0e}): use fewer repeated items (* + - ?), a shorter subject, or \
+                         string.find(s, text, 1, true) for plain text"
+                    )
+                })
+            }
+            "table.sort" => match args.front() {
+                Some(Value::Table(t)) if t.raw_len() > SORT_ELEMENTS => {
+                    Some(format!("more than {SORT_ELEMENTS} elements (sandbox limit)"))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// An upper bound on the matching steps of a Lua pattern on a subject of `n` bytes:
+/// every start position (one if anchored), times `n + 1` for each repeated item (`*`,
+/// `+`, `-`), each balance `%b` and back-reference, and 2 for each optional item (`?`).
+fn pattern_steps(p: &[u8], n: usize, anchors: bool) -> f64 {
+    let n1 = (n + 1) as f64;
+    let mut i = 0;
+    let mut steps = n1;
+    if anchors && p.first() == Some(&b'^') {
+        steps = 1.0;
+        i = 1;
+    }
+    while i < p.len() {
+        match p[i] {
+            b'(' | b')' => {
+                i += 1;
+                continue;
+            }
+            b'%' => match p.get(i + 1) {
+                Some(b'b') => {
+                    steps *= n1;
+                    i += 4;
+                    continue;
+                }
+                Some(b'f') => {
+                    i = set_end(p, i + 2);
+                    continue;
+                }
+                Some(c) if c.is_ascii_digit() => {
+                    steps *= n1;
+                    i += 2;
+                    continue;
+                }
+                _ => i += 2,
+            },
+            b'[' => i = set_end(p, i),
+            _ => i += 1,
+        }
+        match p.get(i) {
+            Some(b'*' | b'+' | b'-') => {
+                steps *= n1;
+                i += 1;
+            }
+            Some(b'?') => {
+                steps *= 2.0;
+                i += 1;
+            }
+            _ => {}
+        }
+    }
+    steps
+}
+
+/// The index just past a set `[...]` starting at `i` (as Lua reads it: `^` first, a `]`
+/// first is literal, `%x` escapes); the end of the pattern if it is not closed.
+fn set_end(p: &[u8], mut i: usize) -> usize {
+    if p.get(i) != Some(&b'[') {
+        return i;
+    }
+    i += 1;
+    if p.get(i) == Some(&b'^') {
+        i += 1;
+    }
+    let mut first = true;
+    while i < p.len() {
+        match p[i] {
+            b']' if !first => return i + 1,
+            b'%' => i += 2,
+            _ => i += 1,
+        }
+        first = false;
+    }
+    p.len()
+}
+
+/// Run before the scripts: remove what a sandbox must not have, and wrap the library
+/// functions whose work grows with their input (they run in C, out of reach of the
+/// instruction count) so that they first ask the host (`__varia_guard`): past the
+/// deadline, or with a pattern too costly for its subject, they raise an error at the
+/// caller's line instead.
 const PRELUDE: &str = r#"
 dofile, loadfile, load, collectgarbage, require = nil, nil, nil, nil, nil
 string.dump = nil
 math.random, math.randomseed = nil, nil
 getmetatable("").__metatable = "protected"
-for _, name in ipairs({ "find", "match", "gmatch", "gsub" }) do
-  local f = string[name]
-  string[name] = function(s, pattern, ...)
-    if type(s) == "string" and #s > 10000 then
-      error("string." .. name .. ": subject longer than 10000 characters (sandbox limit)", 2)
+local guard, error = __varia_guard, error
+__varia_guard = nil
+for lib, names in pairs({
+  string = { "find", "match", "gmatch", "gsub", "rep", "sub", "upper", "lower", "reverse", "format", "byte" },
+  table = { "concat", "sort", "insert", "remove", "move", "unpack" },
+}) do
+  local t = _G[lib]
+  for _, name in ipairs(names) do
+    local f, full = t[name], lib .. "." .. name
+    t[name] = function(...)
+      local why = guard(full, ...)
+      if why then error(full .. ": " .. why, 2) end
+      return f(...)
     end
-    if type(pattern) == "string" and #pattern > 200 then
-      error("string." .. name .. ": pattern longer than 200 characters (sandbox limit)", 2)
-    end
-    return f(s, pattern, ...)
   end
 end
 "#;

@@ -295,6 +295,7 @@ impl Compiler<'_, '_> {
             scripting: ScriptLimits {
                 memory_limit_mb: *spec.scripting.memory_limit_mb.get_ref(),
                 instruction_limit: *spec.scripting.instruction_limit.get_ref(),
+                time_limit_ms: *spec.scripting.time_limit_ms.get_ref(),
             },
             data: toml::Table::new(),
             tables: AnyTables::Narrow(Box::new(Tables::<u64>::empty())),

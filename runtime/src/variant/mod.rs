@@ -59,6 +59,8 @@ pub struct Variant {
 pub struct ScriptLimits {
     pub memory_limit_mb: u32,
     pub instruction_limit: u64,
+    /// Wall-clock time one hook call may take, in milliseconds.
+    pub time_limit_ms: u32,
 }
 
 /// Core rules that every two-sided variant states.

@@ -77,23 +77,35 @@ pub struct ScriptingSpec {
     /// Memory the rules' Lua state may use, in megabytes.
     #[serde(default = "default_memory_mb")]
     pub memory_limit_mb: Spanned<u32>,
-    /// Lua instructions one hook call may run before it is stopped (about 30 ms per
-    /// 10 million).
+    /// Lua instructions one hook call may run before it is stopped (about 25 ms for
+    /// 5 million), library work in C counted too (one per 8 bytes or element).
     #[serde(default = "default_instructions")]
     pub instruction_limit: Spanned<u64>,
+    /// Wall-clock milliseconds one hook call may take before it is stopped (a backstop
+    /// for work done in C, which the instruction count does not see).
+    #[serde(default = "default_time_ms")]
+    pub time_limit_ms: Spanned<u32>,
 }
 
 impl Default for ScriptingSpec {
     fn default() -> Self {
-        ScriptingSpec { memory_limit_mb: default_memory_mb(), instruction_limit: default_instructions() }
+        ScriptingSpec {
+            memory_limit_mb: default_memory_mb(),
+            instruction_limit: default_instructions(),
+            time_limit_ms: default_time_ms(),
+        }
     }
+}
+
+fn default_time_ms() -> Spanned<u32> {
+    Spanned::new(0..0, 40)
 }
 
 fn default_memory_mb() -> Spanned<u32> {
     Spanned::new(0..0, 32)
 }
 fn default_instructions() -> Spanned<u64> {
-    Spanned::new(0..0, 10_000_000)
+    Spanned::new(0..0, 5_000_000)
 }
 
 /// A TOML table read in the order it is written (kinds keep the designer's order, so
