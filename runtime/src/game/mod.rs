@@ -1,6 +1,6 @@
 //! A game in progress: the public face of the runtime.
 //!
-//! `Game` owns the current position (behind the width-hiding [`core::Core`]), the
+//! `Game` owns the current position (behind the width-hiding `Core` trait), the
 //! rule-level state (hook variables, scores, the seeded generator), the history (for
 //! undo and repetition), and the outcome. Applying an action runs the pipeline
 //! (`pipeline.rs`): hooks included, all or nothing.

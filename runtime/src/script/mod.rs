@@ -8,7 +8,7 @@
 //! - **Limits**: a memory limit for the state, an instruction budget per hook call
 //!   (library work in C counted too) and a wall-clock backstop (`[scripting]` in
 //!   variant.toml), all holding while the scripts load as well. A runaway hook is
-//!   stopped with an error naming the script and the line it was on (see [`Watch`]).
+//!   stopped with an error naming the script and the line it was on (see `Watch`).
 //! - **Errors name places**: chunks are named `@<path>`, so errors read
 //!   `scripts/<v>/rules.lua:7: ...`, with a traceback.
 //! - **Globals are frozen** after loading: a hook cannot create globals (state belongs
