@@ -464,7 +464,7 @@ impl Game {
             return draw(Reason::NoProgress);
         }
         if let Some(n) = v.draws.turn_limit
-            && self.core.fullmove() > n
+            && self.core.fullmove() >= n
         {
             return draw(Reason::TurnLimit);
         }

@@ -160,7 +160,7 @@ impl<B: Bits> FastNode<'_, B> {
         let d = &self.v.draws;
         let drawn = self.ev.insufficient(pos)
             || d.no_progress_plies.is_some_and(|n| pos.halfmove >= n)
-            || d.turn_limit.is_some_and(|n| pos.fullmove > n);
+            || d.turn_limit.is_some_and(|n| pos.fullmove >= n);
         drawn.then_some(Verdict::Draw)
     }
 }

@@ -315,7 +315,7 @@ pub struct Draws {
     pub insufficient: Vec<[[u8; crate::piece::MAX_KINDS]; 2]>,
     /// Kinds that draw when, besides royal pieces, only they remain, all on one colour.
     pub same_colour: u32,
-    /// Drawn once this many full moves are complete.
+    /// Drawn when the full-move number reaches this.
     pub turn_limit: Option<u32>,
     /// Drawn when a royal piece repeats an arrival this many times (king-repeat).
     pub royal_repeat: Option<u32>,

@@ -225,8 +225,8 @@ pub struct DrawsSpec {
     pub repetition: Option<u32>,
     /// Material with which nobody can win.
     pub insufficient_material: Option<InsufficientSpec>,
-    /// The game is drawn once this many full moves are complete (read from the
-    /// full-move number, so a game started from a FEN counts from there).
+    /// The game is drawn when the full-move number reaches this: a game started from a
+    /// FEN at full move 140 has 10 full moves left with 150 (A-CC26).
     pub turn_limit: Option<u32>,
     /// The game is drawn when one royal piece arrives on the same square this many times
     /// by plain moves, with its side moving nothing else, no castling, and no damage by
