@@ -122,6 +122,17 @@ impl<E: std::fmt::Display> From<E> for Fail {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Output piped into a reader that stops early (`varia fixtures | head`) ends the
+    // process quietly, as other command-line tools do, instead of a panic. Not for the
+    // interactive commands, which write to helper programs (the clipboard) that may
+    // close early: there a closed pipe is an error to report.
+    #[cfg(unix)]
+    if !matches!(cli.command, Command::Play(_) | Command::Watch(_)) {
+        // SAFETY: restores the default action of SIGPIPE before any thread is started.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(msg)) => {

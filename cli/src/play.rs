@@ -258,6 +258,10 @@ impl Panel {
         if let Some(last) = g.history_text().last() {
             let _ = writeln!(out, "last move: {last}");
         }
+        let castling = castling_moves(g);
+        if !castling.is_empty() {
+            let _ = writeln!(out, "castling: {}", castling.join(", "));
+        }
         match g.outcome() {
             Some(o) => {
                 let _ = writeln!(out, "game over: {}", o.describe());
@@ -325,6 +329,10 @@ impl Panel {
             "moves" => {
                 let list: Vec<String> = self.game.legal_actions().iter().map(|a| self.game.format(a)).collect();
                 let _ = writeln!(out, "{} legal: {}", list.len(), list.join(" "));
+                let castling = castling_moves(&self.game);
+                if !castling.is_empty() {
+                    let _ = writeln!(out, "castling: {}", castling.join(", "));
+                }
             }
             "mode" => {
                 let play_as = match arg {
@@ -353,13 +361,10 @@ impl Panel {
                 }
             },
             "level" => match arg {
-                Some(l) => match varia::search::AiConfig::from_variant(&self.variant)
-                    .map_err(|p| p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))
-                    .and_then(|c| c.level(l).map(|_| ()))
-                {
-                    Ok(()) => {
-                        self.level = l.to_string();
+                Some(l) => match level_name(&self.variant, l) {
+                    Ok(l) => {
                         let _ = writeln!(out, "AI level {l}: from its next move");
+                        self.level = l;
                     }
                     Err(e) => {
                         let _ = writeln!(out, "{e}");
@@ -381,6 +386,13 @@ impl Panel {
             }
             "paste" => {
                 let (text, from) = clipboard::paste()?;
+                if text.trim().is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "paste refused: {from} holds no moves (copy a move list first); the current game is kept"
+                    );
+                    return Ok(true);
+                }
                 match self.start.then_moves(&text) {
                     Ok(g) => {
                         let n = g.ply();
@@ -437,9 +449,8 @@ impl Panel {
                 }
                 match self.game.play(line.trim()) {
                     Ok(events) => {
-                        let note = returned_suffix(&self.game, &events);
-                        if !note.is_empty() {
-                            let _ = writeln!(out, "{note}");
+                        for e in events.iter().filter(|e| matches!(e, Event::Returned { .. })) {
+                            let _ = writeln!(out, "{}", e.describe(&self.variant));
                         }
                         self.draw(out);
                     }
@@ -505,6 +516,32 @@ fn returned_suffix(g: &Game, events: &[Event]) -> String {
         .collect()
 }
 
+/// The castling moves the side to move may make now, as `e1-c1 (or e1-b1)` when the
+/// variant names another square for it.
+fn castling_moves(g: &Game) -> Vec<String> {
+    let v = g.variant();
+    g.legal_actions()
+        .iter()
+        .filter_map(|a| match a.kind {
+            varia::ActionKind::Castle(i) => {
+                let c = &v.castling[i as usize];
+                let also: Vec<String> =
+                    c.also_to.iter().map(|&s| format!("{}-{}", v.square_name(c.king), v.square_name(s))).collect();
+                let text = g.format(a);
+                Some(if also.is_empty() { text } else { format!("{text} (or {})", also.join(", ")) })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The AI level named `name` (in any case), as the variant spells it.
+fn level_name(v: &Variant, name: &str) -> Result<String, String> {
+    let config = varia::search::AiConfig::from_variant(v)
+        .map_err(|p| p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))?;
+    config.level_name(name).map(str::to_string)
+}
+
 /// A saved slot: the game and the panel settings. Anything wrong is an error, and the
 /// caller keeps its current game.
 fn load_state(v: &Arc<Variant>, f: &PathBuf) -> Result<(Game, PlayAs, String), String> {
@@ -516,7 +553,8 @@ fn load_state(v: &Arc<Variant>, f: &PathBuf) -> Result<(Game, PlayAs, String), S
         .and_then(Value::as_str)
         .and_then(PlayAs::parse)
         .ok_or_else(|| format!("{}: panel.as must be white, black, both or none", f.display()))?;
-    let level = panel.get("level").and_then(Value::as_str).unwrap_or("veteran").to_string();
+    let level = panel.get("level").and_then(Value::as_str).unwrap_or("veteran");
+    let level = level_name(v, level).map_err(|e| format!("{}: panel.level: {e}", f.display()))?;
     let game = Game::restore(v.clone(), state.get("game").unwrap_or(&Value::Null))
         .map_err(|e| format!("{}: {e}", f.display()))?;
     Ok((game, play_as, level))
@@ -527,23 +565,13 @@ pub fn run(args: PlayArgs) -> Result<(), Fail> {
     let variant = Variant::load_with(&args.variant, &overrides)?;
     let play_as = PlayAs::parse(&args.play_as)
         .ok_or_else(|| Fail(format!("--as must be white, black, both or none, not `{}`", args.play_as)))?;
-    varia::search::AiConfig::from_variant(&variant)
-        .map_err(|p| Fail(p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n")))?
-        .level(&args.ai)
-        .map_err(Fail)?;
+    let level = level_name(&variant, &args.ai).map_err(Fail)?;
     let start = match &args.fen {
         None => Game::with_seed(variant.clone(), args.seed),
         Some(f) => Game::from_fen_seeded(variant.clone(), f, args.seed).map_err(|e| Fail(format!("bad FEN: {e}")))?,
     };
-    let mut panel = Panel {
-        game: start.clone(),
-        start,
-        variant,
-        play_as,
-        level: args.ai,
-        seed: args.seed,
-        max_plies: args.max_plies,
-    };
+    let mut panel =
+        Panel { game: start.clone(), start, variant, play_as, level, seed: args.seed, max_plies: args.max_plies };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let title = if panel.variant.title.is_empty() { panel.variant.name.clone() } else { panel.variant.title.clone() };

@@ -275,4 +275,69 @@ fn the_panel_shows_hit_points_auras_and_landing_choices() {
     let out = stdout(&o);
     assert!(out.contains("choose where to land with @d7 or @e7"), "{out}");
     assert!(out.contains("last move: a4-d7@e7\n"), "{out}");
+
+    // Castling is shown when it is possible, with the click target of A-CC20, which
+    // castles too.
+    let o = play(
+        &["chessception", "--as", "both", "--fen", "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"],
+        "e1-b1\nquit\n",
+        &data,
+    );
+    let out = stdout(&o);
+    assert!(out.contains("castling: e1-c1 (or e1-b1), e1-g1\nwhite to move\n"), "{out}");
+    assert!(out.contains("last move: e1-c1\ncastling: e8-c8 (or e8-b8), e8-g8\nblack to move\n"), "{out}");
+}
+
+#[test]
+fn every_panel_control_does_what_the_rules_say() {
+    let data = scratch("panel-controls");
+    // DC-16: entry ignores case; DC-17: undo takes back min(4, plies played).
+    let o = play(&["decachess", "--as", "both"], "E2-E5\nd9-D6\nf2-f3\nf9-f8\ng2-g3\nundo\nundo\nundo\nquit\n", &data);
+    let out = stdout(&o);
+    assert!(out.contains("last move: e2-e5\n") && out.contains("last move: d9-d6\n"), "{out}");
+    let took: Vec<&str> = out.lines().filter(|l| l.starts_with("took back")).collect();
+    assert_eq!(took, ["took back 4 plies", "took back 1 ply", "took back 0 plies"], "{out}");
+
+    // DC-15: mode and play-as restart the game; the level does not.
+    let o = play(
+        &["decachess", "--as", "both", "--ai", "novice"],
+        "e2-e5\nlevel Master\nboard\nmode ai\nmode humans\nquit\n",
+        &data,
+    );
+    let out = stdout(&o);
+    assert!(out.contains("AI level master: from its next move\n"), "level names ignore case: {out}");
+    let after_level = &out[out.find("AI level master").unwrap()..out.find("mode ai (").unwrap()];
+    assert!(after_level.contains("last move: e2-e5"), "changing the level keeps the game: {after_level}");
+    assert!(out.contains("mode ai (you play white): new game"), "{out}");
+    assert!(out.contains("mode humans (you play both): new game"), "{out}");
+    let last_board = &out[out.rfind("new game").unwrap()..];
+    assert!(!last_board.contains("last move"), "a restart is the start position: {last_board}");
+
+    // DC-20: reset restarts at once, with no question.
+    let o = play(&["decachess", "--as", "both"], "e2-e5\nreset\nquit\n", &data);
+    let out = stdout(&o);
+    let after = &out[out.find("new game").unwrap()..];
+    assert!(after.contains(" 2  P P P P P P P P P P\n") && !after.contains("last move"), "{after}");
+    assert!(after.contains("white to move\nwhite> quit"), "{after}");
+
+    // DC-18: an empty clipboard is refused, and the game kept.
+    std::fs::write(data.join("clipboard.txt"), "  \n").unwrap();
+    let o = play(&["decachess", "--as", "both"], "e2-e5\npaste\nboard\nquit\n", &data);
+    let out = stdout(&o);
+    assert!(out.contains("holds no moves (copy a move list first); the current game is kept"), "{out}");
+    assert!(out.ends_with("last move: e2-e5\nblack to move\nblack> quit\n"), "{out}");
+
+    // A-DC12: undo restores frozen and waiting pieces; the saved state carries the mode,
+    // the side played and the level, whatever the session that loads it.
+    let fen = "2P1P5/10/3r5k/10/10/3N6/7B2/10/5b4/K9 b - - 0 1 frozen=e10,c10";
+    let o = play(&["decachess", "--as", "black", "--ai", "novice", "--fen", fen], "d8-d5\nundo\nsave\nquit\n", &data);
+    let out = stdout(&o);
+    assert!(out.contains("white frozen pawn on e10 returns as knight\n"), "{out}");
+    assert!(out.contains("frozen (oldest first): c10\nwaiting a turn: e10\n"), "{out}");
+    let undone = &out[out.rfind("took back").unwrap()..];
+    assert!(undone.contains("frozen (oldest first): e10, c10\n") && !undone.contains("waiting"), "{undone}");
+    let o = play(&["decachess", "--as", "both", "--ai", "master"], "load\nquit\n", &data);
+    let out = stdout(&o);
+    assert!(out.contains("(you play black, AI level novice)"), "{out}");
+    assert!(out.contains("frozen (oldest first): e10, c10\n"), "{out}");
 }

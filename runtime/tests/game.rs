@@ -274,3 +274,25 @@ fn combat_fields_of_a_fen_must_make_sense() {
     let e = Game::from_fen(standard(), "4k3/8/8/8/8/8/8/4K3 w - - 0 1 hp=e1:1").unwrap_err().to_string();
     assert_eq!(e, "hp field: this variant has no hit points or auras (no [combat])");
 }
+
+#[test]
+fn a_castling_named_by_its_click_target_is_that_castling() {
+    // Chessception's queenside castling may be named by b1 (A-CC20); refused, it is
+    // explained as the castling it names.
+    let v = Variant::load("chessception").unwrap();
+    let g = Game::from_fen(v.clone(), "r3k3/8/8/8/8/8/8/R3K2R w - - 0 1").unwrap();
+    assert!(
+        why(&g, "e1-b1").ends_with(
+            "castling e1-c1 is no longer allowed (the king or the rook has moved, or the rook was captured)"
+        ),
+        "{}",
+        why(&g, "e1-b1")
+    );
+    let mut g = Game::from_fen(v, "r3k3/8/8/8/8/8/8/R3K2R w Q - 0 1").unwrap();
+    play(&mut g, "e1-b1");
+    assert_eq!(g.history_text(), ["e1-c1"]);
+    // Standard chess names no click target: e1-b1 is just not a king move.
+    let mut s = Game::from_fen(standard(), "r3k3/8/8/8/8/8/8/R3K2R w Q - 0 1").unwrap();
+    assert!(why(&s, "e1-b1").ends_with("a king on e1 cannot move to b1"), "{}", why(&s, "e1-b1"));
+    play(&mut s, "e1-c1");
+}

@@ -86,11 +86,21 @@ impl Game {
 
     /// Reads an action in the variant's notation and matches it to a legal action.
     pub fn parse_action(&self, text: &str) -> Result<Action, RuleError> {
-        let w = notation::parse(&self.variant, text)?;
+        let mut w = notation::parse(&self.variant, text)?;
         if let Some(o) = &self.outcome {
             return Err(RuleError::GameOver(o.describe()));
         }
         let legal = self.actions().map_err(RuleError::Script)?;
+        // A castling named by another square of its own (`also_to`, a click target),
+        // unless that is a move of its own.
+        if !legal.iter().any(|a| a.from == w.from && a.to == w.to) {
+            let stm = self.to_move();
+            if let Some(c) =
+                self.variant.castling.iter().find(|c| c.side == stm && c.king == w.from && c.also_to.contains(&w.to))
+            {
+                w.to = c.king_to;
+            }
+        }
         let matches: Vec<Action> = legal
             .iter()
             .copied()

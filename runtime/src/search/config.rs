@@ -157,7 +157,19 @@ impl AiConfig {
 
     /// The level with this name; the error lists the known ones (with a suggestion).
     pub fn level(&self, name: &str) -> Result<&Level, String> {
-        self.levels.iter().find(|(n, _)| n == name).map(|(_, l)| l).ok_or_else(|| {
+        self.find(name).map(|(_, l)| l)
+    }
+
+    /// The level's name as the variant spells it (`Master` finds `master`).
+    pub fn level_name(&self, name: &str) -> Result<&str, String> {
+        self.find(name).map(|(n, _)| n)
+    }
+
+    /// A level by name: the exact name, else the same name in another case.
+    fn find(&self, name: &str) -> Result<(&str, &Level), String> {
+        let found = self.levels.iter().find(|(n, _)| n == name);
+        let found = found.or_else(|| self.levels.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)));
+        found.map(|(n, l)| (n.as_str(), l)).ok_or_else(|| {
             let names: Vec<&str> = self.levels.iter().map(|(n, _)| n.as_str()).collect();
             format!(
                 "unknown level `{name}`{}; the levels are {}",

@@ -822,6 +822,7 @@ impl Compiler<'_, '_> {
                     }
                 },
             };
+            let also_to: Vec<Square> = c.also_to.iter().flatten().filter_map(|n| self.square(g, n)).collect();
             let white = Castling {
                 side: Side::White,
                 right,
@@ -831,6 +832,7 @@ impl Compiler<'_, '_> {
                 rook_to,
                 empty,
                 safe,
+                also_to,
                 king_kind: None,
                 rook_kind: None,
             };
@@ -843,6 +845,7 @@ impl Compiler<'_, '_> {
                 rook_to: g.mirror(c.rook_to),
                 empty: c.empty.iter().map(|&s| g.mirror(s)).collect(),
                 safe: c.safe.iter().map(|&s| g.mirror(s)).collect(),
+                also_to: c.also_to.iter().map(|&s| g.mirror(s)).collect(),
                 king_kind: None,
                 rook_kind: None,
             };

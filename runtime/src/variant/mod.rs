@@ -301,6 +301,8 @@ pub struct Castling {
     pub rook_to: Square,
     pub empty: Vec<Square>,
     pub safe: Vec<Square>,
+    /// Other squares a player may name as the king's destination (`king-also`).
+    pub also_to: Vec<Square>,
     /// The kinds that castle: those on `king` and `rook` in the setup.
     pub king_kind: Option<KindId>,
     pub rook_kind: Option<KindId>,

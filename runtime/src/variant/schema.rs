@@ -364,6 +364,9 @@ pub struct CastlingSpec {
     pub safe: Option<Vec<Name>>,
     /// "both" (default: black's move mirrors white's), "white" or "black".
     pub side: Option<Spanned<String>>,
+    /// Other squares a player may name as the king's destination for this castling
+    /// (a user interface's click target, such as b1 for the queenside).
+    pub also_to: Option<Vec<Name>>,
 }
 
 #[derive(Debug, Deserialize)]
