@@ -23,6 +23,8 @@ pub enum Event {
         amount: i64,
         hp: i64,
         cause: crate::variant::Cause,
+        /// The square of the piece that dealt it (none for damage from a rule).
+        by: Option<Square>,
         note: String,
     },
     /// A piece reached 0 hit points and was removed.
@@ -91,9 +93,9 @@ impl Event {
             Event::Captured { side, kind: k, square } => {
                 json!({"event": "captured", "side": side.name(), "kind": kind(k), "square": sq(square)})
             }
-            Event::Damaged { side, kind: k, square, amount, hp, cause, note } => json!({
+            Event::Damaged { side, kind: k, square, amount, hp, cause, by, note } => json!({
                 "event": "damaged", "side": side.name(), "kind": kind(k), "square": sq(square),
-                "amount": amount, "hp": hp, "cause": cause.name(), "note": note
+                "amount": amount, "hp": hp, "cause": cause.name(), "by": by.as_ref().map(sq), "note": note
             }),
             Event::Killed { side, kind: k, square } => {
                 json!({"event": "killed", "side": side.name(), "kind": kind(k), "square": sq(square)})
@@ -141,9 +143,19 @@ impl Event {
                 format!("{side} {} on {} promoted to {}", kind(from), sq(square), kind(to))
             }
             Event::Shot { side, kind: k, from, to } => format!("{side} {} on {} shoots {}", kind(k), sq(from), sq(to)),
-            Event::Damaged { side, kind: k, square, amount, hp, cause, note } => {
+            Event::Damaged { side, kind: k, square, amount, hp, cause, by, note } => {
                 let note = if note.is_empty() { String::new() } else { format!(", {note}") };
-                format!("{side} {} on {} takes {amount} ({}{note}): {hp} HP left", kind(k), sq(square), cause.name())
+                // A counter names the piece that strikes back (the others come from the mover).
+                let by = match (cause, by) {
+                    (crate::variant::Cause::Counter, Some(b)) => format!(" from {}", sq(b)),
+                    _ => String::new(),
+                };
+                format!(
+                    "{side} {} on {} takes {amount} ({}{by}{note}): {hp} HP left",
+                    kind(k),
+                    sq(square),
+                    cause.name()
+                )
             }
             Event::Killed { side, kind: k, square } => format!("{side} {} on {} killed", kind(k), sq(square)),
             Event::Landed { side, from, to } => format!("{side} attacker {} lands on {}", sq(from), sq(to)),

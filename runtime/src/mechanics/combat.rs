@@ -344,7 +344,7 @@ impl<B: Bits> Position<B> {
     }
 
     /// Applies `amount` (before hooks) to the piece on `sq`; returns the damage dealt.
-    fn hit<S: Sink>(&mut self, sq: usize, amount: i64, cause: Cause, note: &str, ev: &mut S) -> i64 {
+    fn hit<S: Sink>(&mut self, sq: usize, by: Option<usize>, amount: i64, cause: Cause, note: &str, ev: &mut S) -> i64 {
         let amount = ev.damage(Square(sq as u8), amount.max(0), cause).max(0);
         let hp = self.cs().hp.as_ref()[sq] as i64;
         let left = (hp - amount).max(0);
@@ -359,6 +359,7 @@ impl<B: Bits> Position<B> {
                 amount,
                 hp: left,
                 cause,
+                by: by.map(|b| Square(b as u8)),
                 note: note.to_string(),
             });
         }
@@ -424,7 +425,7 @@ impl<B: Bits> Position<B> {
                     let g = self.cs().guarded.has(target);
                     let amount = self.divided(t, base, cause, g);
                     let m = if cause == Cause::EnPassant && c.en_passant_damage.is_some() { 1 } else { mult };
-                    let dealt = self.hit(target, amount, cause, &note(m, g && amount != base), ev);
+                    let dealt = self.hit(target, Some(from), amount, cause, &note(m, g && amount != base), ev);
                     damaged.push((target, dealt));
                 }
                 Stage::Aoe => {
@@ -437,7 +438,8 @@ impl<B: Bits> Position<B> {
                             let base = t.stats[k].aoe * mult;
                             let g = self.cs().guarded.has(s);
                             let amount = self.divided(t, base, Cause::Aoe, g);
-                            let dealt = self.hit(s, amount, Cause::Aoe, &note(mult, g && amount != base), ev);
+                            let dealt =
+                                self.hit(s, Some(from), amount, Cause::Aoe, &note(mult, g && amount != base), ev);
                             damaged.push((s, dealt));
                         }
                     }
@@ -453,8 +455,14 @@ impl<B: Bits> Position<B> {
                             continue;
                         }
                         let amount = self.divided(t, counter, Cause::Counter, attacker_guarded);
-                        let dealt =
-                            self.hit(from, amount, Cause::Counter, &note(1, attacker_guarded && amount != counter), ev);
+                        let dealt = self.hit(
+                            from,
+                            Some(s),
+                            amount,
+                            Cause::Counter,
+                            &note(1, attacker_guarded && amount != counter),
+                            ev,
+                        );
                         damaged.push((from, dealt));
                     }
                 }
@@ -535,7 +543,7 @@ impl<B: Bits> Position<B> {
         if self.combat.is_none() || self.code(sq) == 0 {
             return false;
         }
-        self.hit(sq, amount, Cause::Rule, "", ev);
+        self.hit(sq, None, amount, Cause::Rule, "", ev);
         if self.cs().hp.as_ref()[sq] == 0 {
             let p = Piece::from_code(self.code(sq)).unwrap();
             self.remove(t, sq);
@@ -612,7 +620,7 @@ impl<B: Bits> Position<B> {
                         if self.piece_at(Square(s as u8)).is_some_and(|p| p.side != us || c.friendly_fire) {
                             let g = self.cs().guarded.has(s);
                             let amount = self.divided(t, t.stats[kind].aoe * mult, Cause::Aoe, g);
-                            self.hit(s, amount, Cause::Aoe, "", ev);
+                            self.hit(s, Some(from), amount, Cause::Aoe, "", ev);
                             damage = true;
                         }
                     }
