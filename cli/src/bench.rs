@@ -19,7 +19,7 @@ use crate::Fail;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: perft, hooks, load, ai (several allowed; default perft).
+    /// What to measure: perft, hooks, load, ai, selfplay (several allowed; default perft).
     suites: Vec<String>,
     /// Runs per case; the median is reported.
     #[arg(long, default_value_t = 3)]
