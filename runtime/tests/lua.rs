@@ -351,6 +351,22 @@ fn hostile_scripts_are_contained() {
             "rules.lua:4: string.gsub: this pattern may take up to 1.0e12 steps",
         ),
         ("globals table", "setmetatable(_G, nil)".into(), "rules.lua:3: cannot change a protected metatable"),
+        // A hook cannot catch its own stop and go on.
+        (
+            "pcall around an endless loop",
+            "while true do pcall(function() while true do end end) end".into(),
+            "rules.lua:3: stopped after",
+        ),
+        (
+            "xpcall around an endless loop",
+            "while true do xpcall(function() while true do end end, function(m) return m end) end".into(),
+            "rules.lua:3: stopped after",
+        ),
+        (
+            "pcall around refused work",
+            "while true do pcall(string.rep, 'x', 1 << 30) end".into(),
+            "string.rep: stopped: this call's work",
+        ),
     ];
     for (name, body, expected) in cases {
         let rules = format!("function on_turn_end(game)\n  if game:ply() == 0 then return end\n{body}\nend\n");
@@ -462,4 +478,22 @@ fn runaway_scripts_are_stopped_while_loading() {
         p[0].contains("rules.lua") && (p[0].contains("ran out of memory") || p[0].contains("stopped after")),
         "{p:?}"
     );
+}
+
+#[test]
+fn pcall_and_xpcall_still_catch_ordinary_errors() {
+    let v = load(
+        "function after_action(game, action)\n\
+         \x20 local ok, e = pcall(error, 'mine')\n\
+         \x20 assert(not ok and e == 'mine')\n\
+         \x20 local ok2, e2 = xpcall(function() error('x', 0) end, function(m) return 'handled ' .. m end)\n\
+         \x20 assert(not ok2 and e2 == 'handled x')\n\
+         \x20 local ok3, a, b = pcall(function() return 1, 2 end)\n\
+         \x20 assert(ok3 and a == 1 and b == 2)\n\
+         \x20 game:award('white', 1)\n\
+         end\n",
+    );
+    let mut g = Game::new(v);
+    play(&mut g, "e2-e4");
+    assert_eq!(g.scores(), [1, 0]);
 }

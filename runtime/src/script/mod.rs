@@ -405,6 +405,9 @@ struct Watch {
     epoch: std::time::Instant,
     limit: u64,
     time_ms: u64,
+    /// A limit was reached in this call: from then on every check fails, and `pcall`
+    /// passes the error on (a hook cannot catch its own stop and go on).
+    tripped: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The most steps a pattern function may need in the worst case (backtracking), about
@@ -422,6 +425,7 @@ impl Watch {
             epoch: std::time::Instant::now(),
             limit: limits.instruction_limit.max(1),
             time_ms: limits.time_limit_ms as u64,
+            tripped: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
     }
 
@@ -433,6 +437,13 @@ impl Watch {
     fn start(&self) {
         self.budget.store(self.limit, Ordering::Relaxed);
         self.deadline.store(self.now() + self.time_ms * 1_000_000, Ordering::Relaxed);
+        self.tripped.store(false, Ordering::Relaxed);
+    }
+
+    /// Marks the call as stopped and returns `why`.
+    fn trip(&self, why: String) -> String {
+        self.tripped.store(true, Ordering::Relaxed);
+        why
     }
 
     fn overdue(&self) -> bool {
@@ -458,9 +469,11 @@ impl Watch {
         lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), move |lua, d| {
             let left = w.budget.load(Ordering::Relaxed);
             let stop = if left <= CHECK_EVERY as u64 {
-                Some(w.budget_message())
+                Some(w.trip(w.budget_message()))
             } else if w.overdue() {
-                Some(w.time_message())
+                Some(w.trip(w.time_message()))
+            } else if w.tripped.load(Ordering::Relaxed) {
+                Some("stopped: a limit was reached earlier in this call".to_string())
             } else {
                 None
             };
@@ -484,7 +497,10 @@ impl Watch {
     /// not (the prelude's wrappers raise it at the caller's line).
     fn refuse(&self, name: &str, args: &MultiValue) -> Option<String> {
         if self.overdue() {
-            return Some(self.time_message());
+            return Some(self.trip(self.time_message()));
+        }
+        if name == "tripped" {
+            return self.tripped.load(Ordering::Relaxed).then(|| "stopped: a limit was reached in this call".into());
         }
         let len = |i: usize| match args.get(i) {
             Some(Value::String(s)) => Some(s.as_bytes().len()),
@@ -521,11 +537,11 @@ impl Watch {
         };
         let left = self.budget.load(Ordering::Relaxed);
         if work >= left {
-            return Some(format!(
+            return Some(self.trip(format!(
                 "stopped: this call's work (about {work} instructions' worth, one per 8 bytes or element) is more than \
                  the hook has left of [scripting] instruction_limit = {}",
                 self.limit
-            ));
+            )));
         }
         self.budget.store(left - work, Ordering::Relaxed);
         match name {
@@ -647,6 +663,16 @@ math.random, math.randomseed = nil, nil
 getmetatable("").__metatable = "protected"
 local guard, error = __varia_guard, error
 __varia_guard = nil
+-- pcall and xpcall pass on the error of a call stopped by a limit: a hook cannot catch
+-- its own stop and go on.
+local pcall_, xpcall_, pack, unpack = pcall, xpcall, table.pack, table.unpack
+local function after(r)
+  local why = guard("tripped")
+  if why then error(r[1] and why or r[2], 0) end
+  return unpack(r, 1, r.n)
+end
+pcall = function(...) return after(pack(pcall_(...))) end
+xpcall = function(...) return after(pack(xpcall_(...))) end
 for lib, names in pairs({
   string = { "find", "match", "gmatch", "gsub", "rep", "sub", "upper", "lower", "reverse", "format", "byte" },
   table = { "concat", "sort", "insert", "remove", "move", "unpack" },
