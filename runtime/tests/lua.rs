@@ -249,10 +249,18 @@ fn load_errors_have_places() {
 fn hooks_cannot_create_globals_or_read_undefined_ones() {
     let v = load("function on_turn_end(game)\n  counter = 1\nend\n");
     let e = script_error(Game::new(v).play("e2-e4"));
-    assert!(e.message.contains("rules.lua:2: hooks cannot create global variables (`counter`)"), "{}", e.message);
+    assert!(e.message.contains("rules.lua:2: hooks cannot set global variables (`counter`)"), "{}", e.message);
     let v = load("function on_turn_end(game)\n  return undefined_thing + 1\nend\n");
     let e = script_error(Game::new(v).play("e2-e4"));
     assert!(e.message.contains("rules.lua:2: unknown global `undefined_thing`"), "{}", e.message);
+    // Nor change the ones there, nor go round with rawset: state a hook keeps in Lua
+    // would escape rollback and undo.
+    let v = load("counter = 0\nfunction on_turn_end(game)\n  counter = counter + 1\nend\n");
+    let e = script_error(Game::new(v).play("e2-e4"));
+    assert!(e.message.contains("rules.lua:3: hooks cannot set global variables (`counter`)"), "{}", e.message);
+    let v = load("function on_turn_end(game)\n  rawset(_G, 'counter', 1)\nend\n");
+    let e = script_error(Game::new(v).play("e2-e4"));
+    assert!(e.message.contains("rules.lua:2: hooks cannot set global variables (`counter`)"), "{}", e.message);
 }
 
 #[test]
@@ -329,7 +337,7 @@ fn hostile_scripts_are_contained() {
         (
             "setmetatable on game",
             "setmetatable(game, {})".into(),
-            "rules.lua:3: bad argument #1 to 'setmetatable' (table expected, got GameObject)",
+            "rules.lua:3: bad argument #1 to 'setmetatable' (table expected, got userdata)",
         ),
         ("metatable of game", "getmetatable(game).__index = nil\ngame:award('white', 1)".into(), "rules.lua:3:"),
         (
@@ -361,6 +369,50 @@ fn hostile_scripts_are_contained() {
             "xpcall around an endless loop",
             "while true do xpcall(function() while true do end end, function(m) return m end) end".into(),
             "rules.lua:3: stopped after",
+        ),
+        // Found by a red-team review: each hung the process before.
+        (
+            "xpcall with a looping handler",
+            "local ok, e = xpcall(error, function() while true do end end)".into(),
+            "rules.lua:3: stopped after",
+        ),
+        (
+            "a finalizer",
+            "setmetatable({}, { __gc = function() while true do end end })".into(),
+            "rules.lua:3: finalizers (__gc) are not allowed in rules",
+        ),
+        (
+            "print of a looping __tostring",
+            "local bad = setmetatable({}, { __tostring = function() while true do end end })\n\
+             while true do print(bad) end"
+                .into(),
+            "stopped after",
+        ),
+        ("string.rep of nothing", "string.rep('', math.maxinteger)".into(), "rules.lua:3: string.rep: stopped: "),
+        (
+            "table.move with numbers as strings",
+            "table.move({}, '1', '0x7fffffffffffffff', 1, {})".into(),
+            "rules.lua:3: table.move: stopped: ",
+        ),
+        (
+            "table.insert through __len",
+            "local t = setmetatable({}, { __len = function() return 1 << 62 end })\ntable.insert(t, 1, 0)".into(),
+            "rules.lua:4: table.insert: stopped: ",
+        ),
+        (
+            "gsub with a long replacement",
+            "local r = string.rep('%0', 1000000)\nstring.gsub(string.rep('x', 1000), '', r)".into(),
+            "rules.lua:4: string.gsub: stopped: ",
+        ),
+        (
+            "sorting long strings",
+            "local s = string.rep('x', 1000)\nlocal t = {}\nfor i = 1, 100000 do t[i] = s end\ntable.sort(t)".into(),
+            "rules.lua:6: table.sort: stopped: ",
+        ),
+        (
+            "a pattern with a wide set",
+            "string.find(string.rep('x', 100000), '[' .. string.rep('%d', 99) .. ']')".into(),
+            "rules.lua:3: string.find: this pattern may take up to",
         ),
         (
             "pcall around refused work",

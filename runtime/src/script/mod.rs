@@ -125,7 +125,7 @@ impl LuaHooks {
         watch.install(&lua).map_err(internal)?;
         let guard = watch.clone();
         let guard = lua
-            .create_function(move |_, (name, args): (String, MultiValue)| Ok(guard.refuse(&name, &args)))
+            .create_function(move |lua, (name, args): (String, MultiValue)| Ok(guard.refuse(lua, &name, &args)))
             .map_err(internal)?;
         g.set("__varia_guard", guard).map_err(internal)?;
         lua.load(PRELUDE).set_name("=prelude").exec().map_err(internal)?;
@@ -136,7 +136,8 @@ impl LuaHooks {
         let cur = current.clone();
         let print = lua
             .create_function(move |lua, args: MultiValue| {
-                let text: Vec<String> = args.iter().map(|v| v.to_string().unwrap_or_else(|_| "?".into())).collect();
+                // An error in a `__tostring` (a stopped call, too) is the hook's error.
+                let text = args.iter().map(|v| v.to_string()).collect::<mlua::Result<Vec<String>>>()?;
                 let line = text.join("\t");
                 // SAFETY: see `Current::get`.
                 let noted = unsafe { cur.get() }.is_some_and(|g| g.note(&line).is_ok());
@@ -405,8 +406,8 @@ struct Watch {
     epoch: std::time::Instant,
     limit: u64,
     time_ms: u64,
-    /// A limit was reached in this call: from then on every check fails, and `pcall`
-    /// passes the error on (a hook cannot catch its own stop and go on).
+    /// A limit was reached in this call: `pcall` and `xpcall` pass the error on (a hook
+    /// cannot catch its own stop and go on; Lua has no other way to catch an error).
     tripped: Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -472,8 +473,6 @@ impl Watch {
                 Some(w.trip(w.budget_message()))
             } else if w.overdue() {
                 Some(w.trip(w.time_message()))
-            } else if w.tripped.load(Ordering::Relaxed) {
-                Some("stopped: a limit was reached earlier in this call".to_string())
             } else {
                 None
             };
@@ -494,45 +493,116 @@ impl Watch {
     }
 
     /// Why the library function `name` must not run with these arguments, if it must
-    /// not (the prelude's wrappers raise it at the caller's line).
-    fn refuse(&self, name: &str, args: &MultiValue) -> Option<String> {
+    /// not: the message, with the place in the rules that called it (the prelude's
+    /// wrappers raise it as it is).
+    fn refuse(&self, lua: &Lua, name: &str, args: &MultiValue) -> Option<String> {
+        let why = self.why_not(lua, name, args)?;
+        // The first frame outside the prelude: the line of the rules that made the call.
+        let at = (1..50)
+            .find_map(|level| {
+                lua.inspect_stack(level, |d| {
+                    let src = d.source().short_src.map(|s| s.into_owned()).unwrap_or_default();
+                    let line = d.current_line()?;
+                    (src != "prelude").then(|| format!("{src}:{line}: "))
+                })
+                .flatten()
+            })
+            .unwrap_or_default();
+        let what = if name == "tripped" { String::new() } else { format!("{name}: ") };
+        Some(format!("{at}{what}{why}"))
+    }
+
+    fn why_not(&self, lua: &Lua, name: &str, args: &MultiValue) -> Option<String> {
         if self.overdue() {
             return Some(self.trip(self.time_message()));
         }
         if name == "tripped" {
             return self.tripped.load(Ordering::Relaxed).then(|| "stopped: a limit was reached in this call".into());
         }
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Nil);
         let len = |i: usize| match args.get(i) {
             Some(Value::String(s)) => Some(s.as_bytes().len()),
             Some(Value::Integer(_) | Value::Number(_)) => Some(24),
             _ => None,
         };
-        let int = |i: usize| match args.get(i) {
-            Some(Value::Integer(n)) => Some(*n),
-            Some(Value::Number(x)) if x.is_finite() => Some(*x as i64),
-            _ => None,
+        // Numbers as Lua reads them (strings such as "0x10" or "9e18" included).
+        let int = |i: usize| -> Option<i64> {
+            match lua.coerce_number(arg(i)).ok().flatten() {
+                Some(x) if x.is_finite() => Some(x.clamp(i64::MIN as f64, i64::MAX as f64) as i64),
+                Some(x) if x.is_nan() => None,
+                Some(x) => Some(if x > 0.0 { i64::MAX } else { i64::MIN }),
+                None => None,
+            }
         };
-        let elements = |i: usize| match args.get(i) {
-            Some(Value::Table(t)) => t.raw_len() as u64,
-            _ => 0,
+        // A table's length as the library sees it (`__len` included).
+        let elements = |i: usize| -> u64 {
+            match args.get(i) {
+                Some(Value::Table(t)) => t.len().map_or(0, |n| n.max(0) as u64),
+                _ => 0,
+            }
+        };
+        let span = |from: Option<i64>, to: Option<i64>| to.unwrap_or(0).saturating_sub(from.unwrap_or(1)).max(0) as u64;
+        // Bytes of the string elements of a table (at most `n` looked at).
+        let table_bytes = |i: usize, n: u64| -> (u64, u64) {
+            let Some(Value::Table(t)) = args.get(i) else { return (0, 0) };
+            let (mut total, mut longest) = (0u64, 0u64);
+            for k in 1..=n.min(SORT_ELEMENTS as u64) {
+                if let Ok(Value::String(s)) = t.raw_get::<Value>(k as i64) {
+                    let l = s.as_bytes().len() as u64;
+                    total += l;
+                    longest = longest.max(l);
+                }
+            }
+            (total, longest)
+        };
+        // The sizes written in a string.pack format (c12000000, i16, s4…).
+        let format_bytes = |i: usize| -> u64 {
+            let Some(Value::String(f)) = args.get(i) else { return 0 };
+            let mut total = 0u64;
+            let mut num = 0u64;
+            for &b in f.as_bytes().iter() {
+                if b.is_ascii_digit() {
+                    num = num.saturating_mul(10).saturating_add((b - b'0') as u64);
+                } else {
+                    total = total.saturating_add(num.max(8));
+                    num = 0;
+                }
+            }
+            total.saturating_add(num)
         };
         // The C work this call will do, counted against the instruction budget (one
         // instruction per 8 bytes or per element): deterministic, like the count itself.
-        let bytes = |n: usize| n as u64 / 8;
-        let work = match name {
+        let bytes = |n: u64| n / 8;
+        let strings = || (0..args.len()).map(|i| len(i).unwrap_or(0) as u64).sum::<u64>();
+        let work: u64 = match name {
             "string.rep" => {
                 let (each, times) = (len(0).unwrap_or(0) + len(2).unwrap_or(0), int(1).unwrap_or(0).max(0) as u64);
-                (each as u64).saturating_mul(times) / 8
+                bytes((each as u64).max(1).saturating_mul(times))
             }
-            "string.find" | "string.match" | "string.gmatch" | "string.gsub" | "string.sub" | "string.upper"
-            | "string.lower" | "string.reverse" | "string.byte" => bytes(len(0).unwrap_or(0)),
-            "string.format" => (0..args.len()).map(|i| bytes(len(i).unwrap_or(0))).sum(),
+            "string.gsub" => {
+                // Each match may copy the replacement string.
+                let n = len(0).unwrap_or(0) as u64 + 1;
+                let matches = int(3).map_or(n, |m| n.min(m.max(0) as u64));
+                bytes(n).saturating_add(bytes(matches.saturating_mul(len(2).unwrap_or(0) as u64)))
+            }
+            "string.find" | "string.match" | "string.gmatch" | "string.sub" | "string.upper" | "string.lower"
+            | "string.reverse" | "string.byte" | "string.format" | "string.unpack" | "utf8.len" | "utf8.codepoint"
+            | "utf8.offset" | "tonumber" => bytes(strings()),
+            "string.pack" => bytes(format_bytes(0).saturating_add(strings())),
             "table.sort" => {
                 let n = elements(0);
-                n * (64 - n.leading_zeros() as u64)
+                let (_, longest) = table_bytes(0, n);
+                // Comparisons of strings read them.
+                (n * (64 - n.leading_zeros() as u64)).saturating_mul(1 + longest / 8)
             }
-            "table.concat" | "table.insert" | "table.remove" | "table.unpack" => elements(0),
-            "table.move" => (int(2).unwrap_or(0) - int(1).unwrap_or(0)).max(0) as u64,
+            "table.concat" => {
+                let n = elements(0).max(span(int(2), int(3)));
+                let (total, _) = table_bytes(0, n);
+                n.saturating_add(bytes(total)).saturating_add(bytes(n.saturating_mul(len(1).unwrap_or(0) as u64)))
+            }
+            "table.insert" | "table.remove" => elements(0),
+            "table.unpack" => elements(0).max(span(int(1), int(2))),
+            "table.move" => span(int(1), int(2)),
             _ => 0,
         };
         let left = self.budget.load(Ordering::Relaxed);
@@ -566,12 +636,9 @@ impl Watch {
                     )
                 })
             }
-            "table.sort" => match args.front() {
-                Some(Value::Table(t)) if t.raw_len() > SORT_ELEMENTS => {
-                    Some(format!("more than {SORT_ELEMENTS} elements (sandbox limit)"))
-                }
-                _ => None,
-            },
+            "table.sort" if elements(0) > SORT_ELEMENTS as u64 => {
+                Some(format!("more than {SORT_ELEMENTS} elements (sandbox limit)"))
+            }
             _ => None,
         }
     }
@@ -579,7 +646,8 @@ impl Watch {
 
 /// An upper bound on the matching steps of a Lua pattern on a subject of `n` bytes:
 /// every start position (one if anchored), times `n + 1` for each repeated item (`*`,
-/// `+`, `-`), each balance `%b` and back-reference, and 2 for each optional item (`?`).
+/// `+`, `-`), each balance `%b` and back-reference, and 2 for each optional item (`?`),
+/// times the width of the widest set (each step tests its parts).
 fn pattern_steps(p: &[u8], n: usize, anchors: bool) -> f64 {
     let n1 = (n + 1) as f64;
     let mut i = 0;
@@ -588,7 +656,14 @@ fn pattern_steps(p: &[u8], n: usize, anchors: bool) -> f64 {
         steps = 1.0;
         i = 1;
     }
+    // Each step matches one character against one item; a set tests each of its parts.
+    let mut widest = 1usize;
     while i < p.len() {
+        match p[i] {
+            b'[' => widest = widest.max(set_end(p, i) - i),
+            b'%' if p.get(i + 1) == Some(&b'f') => widest = widest.max(set_end(p, i + 2) - i),
+            _ => {}
+        }
         match p[i] {
             b'(' | b')' => {
                 i += 1;
@@ -626,7 +701,7 @@ fn pattern_steps(p: &[u8], n: usize, anchors: bool) -> f64 {
             _ => {}
         }
     }
-    steps
+    steps * widest as f64
 }
 
 /// The index just past a set `[...]` starting at `i` (as Lua reads it: `^` first, a `]`
@@ -665,39 +740,74 @@ local guard, error = __varia_guard, error
 __varia_guard = nil
 -- pcall and xpcall pass on the error of a call stopped by a limit: a hook cannot catch
 -- its own stop and go on.
-local pcall_, xpcall_, pack, unpack = pcall, xpcall, table.pack, table.unpack
+local pcall_, pack, unpack, rawget, type = pcall, table.pack, table.unpack, rawget, type
 local function after(r)
   local why = guard("tripped")
   if why then error(r[1] and why or r[2], 0) end
   return unpack(r, 1, r.n)
 end
 pcall = function(...) return after(pack(pcall_(...))) end
-xpcall = function(...) return after(pack(xpcall_(...))) end
+-- The message handler runs after the error, as ordinary (limited) code.
+xpcall = function(f, handler, ...)
+  local r = pack(pcall_(f, ...))
+  if not r[1] and not guard("tripped") then return false, (handler(r[2])) end
+  return after(r)
+end
+-- Finalizers run with the instruction count off (Lua's own rule): none in rules.
+local setmetatable_ = setmetatable
+setmetatable = function(t, mt)
+  if type(t) ~= "table" then
+    error("bad argument #1 to 'setmetatable' (table expected, got " .. type(t) .. ")", 2)
+  end
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("finalizers (__gc) are not allowed in rules", 2)
+  end
+  local ok, r = pcall_(setmetatable_, t, mt)
+  if not ok then error(r, 2) end
+  return r
+end
 for lib, names in pairs({
-  string = { "find", "match", "gmatch", "gsub", "rep", "sub", "upper", "lower", "reverse", "format", "byte" },
+  string = { "find", "match", "gmatch", "gsub", "rep", "sub", "upper", "lower", "reverse", "format", "byte",
+             "pack", "unpack" },
   table = { "concat", "sort", "insert", "remove", "move", "unpack" },
+  utf8 = { "len", "codepoint", "offset" },
+  _G = { "tonumber" },
 }) do
   local t = _G[lib]
   for _, name in ipairs(names) do
-    local f, full = t[name], lib .. "." .. name
+    local f, full = t[name], lib == "_G" and name or lib .. "." .. name
     t[name] = function(...)
       local why = guard(full, ...)
-      if why then error(full .. ": " .. why, 2) end
+      if why then error(why, 0) end
       return f(...)
     end
   end
 end
 "#;
 
-/// Run after the scripts: no new globals, no reading undefined ones.
+/// Run after the scripts: the globals become read-only (no new ones, no changing the
+/// ones there: state belongs in the game, where rollback and undo see it), and reading
+/// an undefined one is an error. They move to a hidden table that `_G` reads through.
 const FREEZE: &str = r#"
-setmetatable(_G, {
-  __newindex = function(_, k)
-    error("hooks cannot create global variables (`" .. tostring(k) .. "`): keep state with game:set(name, value)", 2)
-  end,
+local G, globals, rawset_, error, tostring, next, setmetatable = _G, {}, rawset, error, tostring, next, setmetatable
+for k, v in next, G do globals[k] = v end
+for k in next, globals do rawset_(G, k, nil) end
+setmetatable(globals, {
   __index = function(_, k)
     error("unknown global `" .. tostring(k) .. "`", 2)
   end,
+  __metatable = "protected",
+})
+local function refuse(k)
+  error("hooks cannot set global variables (`" .. tostring(k) .. "`): keep state with game:set(name, value)", 3)
+end
+globals.rawset = function(t, k, v)
+  if t == G then refuse(k) end
+  return rawset_(t, k, v)
+end
+setmetatable(G, {
+  __index = globals,
+  __newindex = function(_, k) refuse(k) end,
   __metatable = "protected",
 })
 "#;
