@@ -11,7 +11,7 @@
 //!   stopped with an error naming the script and the line it was on (see `Watch`).
 //! - **Errors name places**: chunks are named `@<path>`, so errors read
 //!   `scripts/<v>/rules.lua:7: ...`, with a traceback.
-//! - **Globals are frozen** after loading: a hook cannot create globals (state belongs
+//! - **Globals are frozen** after loading: a hook cannot create or change globals (state belongs
 //!   in the game, `game:set`, so that rollback and undo cover it), and reading an
 //!   undefined global is an error (it catches typos).
 //! - **Determinism**: hooks get ordered lists, never tables to iterate with `pairs`.
