@@ -73,7 +73,21 @@ impl Game {
             };
         }
         let royal = v.kinds.iter().find(|k| k.royal).map_or("royal piece".to_string(), |k| k.name.clone());
-        format!("it would leave your {royal} attacked")
+        // Who would take it: a reply that captures a royal piece of the mover's.
+        let by = same.first().and_then(|&&a| {
+            let next = self.core.after(a);
+            let mut replies = Vec::new();
+            next.pseudo_legal(&mut replies);
+            replies.iter().find_map(|r| {
+                let target = next.piece_at(r.to)?;
+                if target.side != stm || !v.kind(target.kind).royal {
+                    return None;
+                }
+                let p = next.piece_at(r.from)?;
+                Some(format!(" (by the {} {} on {})", p.side, v.kind(p.kind).name, name(r.from)))
+            })
+        });
+        format!("it would leave your {royal} attacked{}", by.unwrap_or_default())
     }
 
     /// The first reason, over the piece kind's movement atoms that reach `to` from `from`
