@@ -60,19 +60,9 @@ fn move_errors_are_clear() {
 
 #[test]
 fn a_match_alternates_colours_and_scores_each_level() {
-    let o = varia(&[
-        "match",
-        "standard",
-        "--white",
-        "veteran",
-        "--black",
-        "novice",
-        "--games",
-        "2",
-        "--seed",
-        "3",
-        "--no-clock",
-    ]);
+    let args =
+        ["match", "standard", "--white", "veteran", "--black", "novice", "--games", "2", "--seed", "3", "--no-clock"];
+    let o = varia(&args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -83,19 +73,7 @@ fn a_match_alternates_colours_and_scores_each_level() {
     assert!(lines[3].starts_with("veteran "), "{out}");
     assert!(lines[4].starts_with("novice "), "{out}");
     // The same seed replays the same match.
-    let again = varia(&[
-        "match",
-        "standard",
-        "--white",
-        "veteran",
-        "--black",
-        "novice",
-        "--games",
-        "2",
-        "--seed",
-        "3",
-        "--no-clock",
-    ]);
+    let again = varia(&args);
     let games = |s: &str| s.lines().take(2).map(str::to_string).collect::<Vec<_>>();
     assert_eq!(games(&stdout(&again)), games(&out));
 }

@@ -6,6 +6,7 @@
 use super::Game;
 use crate::action::Action;
 use crate::geometry::{Offset, Square};
+use crate::movegen::tables::walk;
 use crate::piece::{Piece, Side};
 use crate::variant::Shape;
 
@@ -102,34 +103,16 @@ impl Game {
         let target = self.core.piece_at(to);
         for atom in &v.kind(piece.kind).atoms {
             // The squares between `from` and `to` along the atom's line, if it gets there.
-            let mut between = None;
-            for &vector in &atom.vectors {
+            let between = atom.vectors.iter().find_map(|&vector| {
                 let d = orient(vector);
-                let mut path = Vec::new();
-                let mut at = from;
-                let mut steps = 0u32;
-                while let Some(next) = geo.offset(at, d) {
-                    steps += 1;
-                    let last = geo.offset(next, d).is_none();
-                    let reaches = match atom.shape {
-                        Shape::Leap => steps == 1,
-                        Shape::Slide => atom.range == 0 || steps <= atom.range as u32,
-                        Shape::Farthest => last,
-                    };
-                    if next == to && reaches {
-                        between = Some(std::mem::take(&mut path));
-                        break;
-                    }
-                    if atom.shape == Shape::Leap || (atom.shape == Shape::Slide && !reaches) {
-                        break;
-                    }
-                    path.push(next);
-                    at = next;
-                }
-                if between.is_some() {
-                    break;
-                }
-            }
+                let ray = match atom.shape {
+                    Shape::Leap => return (geo.offset(from, d) == Some(to)).then(Vec::new),
+                    Shape::Slide => walk(*geo, from, d, atom.range),
+                    Shape::Farthest => walk(*geo, from, d, 0),
+                };
+                let at = ray.iter().position(|&s| s == to)?;
+                (atom.shape == Shape::Slide || at + 1 == ray.len()).then(|| ray[..at].to_vec())
+            });
             let Some(between) = between else { continue };
             if let Some(r) = atom.from
                 && !v.regions[r].squares[piece.side.index()].contains(&from)

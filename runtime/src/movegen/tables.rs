@@ -446,7 +446,7 @@ impl<B: Bits> Tables<B> {
 }
 
 /// The squares from `sq` along `d`, at most `range` steps (0 = to the edge).
-fn walk(geo: Geometry, sq: Square, d: Offset, range: u8) -> Vec<Square> {
+pub(crate) fn walk(geo: Geometry, sq: Square, d: Offset, range: u8) -> Vec<Square> {
     let mut out = Vec::new();
     let mut s = sq;
     while let Some(n) = geo.offset(s, d) {

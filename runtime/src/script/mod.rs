@@ -108,6 +108,21 @@ pub(crate) fn where_(lua: &Lua, level: usize) -> String {
     .unwrap_or_default()
 }
 
+/// `short_src:line: ` of the first Lua function from `level` frames up that is not in the
+/// prelude's wrappers: the line of the rules that made the call (empty if none).
+fn rules_place(lua: &Lua, level: usize) -> String {
+    (level..level + 50)
+        .find_map(|level| {
+            lua.inspect_stack(level, |d| {
+                let src = d.source().short_src.map(|s| s.into_owned()).unwrap_or_default();
+                let line = d.current_line()?;
+                (src != "prelude").then(|| format!("{src}:{line}: "))
+            })
+            .flatten()
+        })
+        .unwrap_or_default()
+}
+
 impl LuaHooks {
     /// Builds the sandbox and runs the variant's scripts (parents first). Every problem
     /// found is reported.
@@ -467,7 +482,7 @@ impl Watch {
 
     fn install(&self, lua: &Lua) -> mlua::Result<()> {
         let w = self.clone();
-        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), move |lua, d| {
+        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), move |lua, _| {
             let left = w.budget.load(Ordering::Relaxed);
             let stop = if left <= CHECK_EVERY as u64 {
                 Some(w.trip(w.budget_message()))
@@ -477,15 +492,8 @@ impl Watch {
                 None
             };
             if let Some(why) = stop {
-                // The place in the rules: the first frame outside the prelude's wrappers.
-                let place = |d: &mlua::debug::Debug| {
-                    let src = d.source().short_src.map(|s| s.into_owned()).unwrap_or_default();
-                    (src != "prelude").then(|| format!("{src}:{}", d.current_line().unwrap_or(0)))
-                };
-                let at = place(d)
-                    .or_else(|| (1..50).find_map(|level| lua.inspect_stack(level, |d| place(d)).flatten()))
-                    .unwrap_or_default();
-                return Err(mlua::Error::RuntimeError(format!("{at}: {why}")));
+                // Level 0 is the function the count stopped in.
+                return Err(mlua::Error::RuntimeError(format!("{}{why}", rules_place(lua, 0))));
             }
             w.budget.store(left - CHECK_EVERY as u64, Ordering::Relaxed);
             Ok(VmState::Continue)
@@ -497,17 +505,7 @@ impl Watch {
     /// wrappers raise it as it is).
     fn refuse(&self, lua: &Lua, name: &str, args: &MultiValue) -> Option<String> {
         let why = self.why_not(lua, name, args)?;
-        // The first frame outside the prelude: the line of the rules that made the call.
-        let at = (1..50)
-            .find_map(|level| {
-                lua.inspect_stack(level, |d| {
-                    let src = d.source().short_src.map(|s| s.into_owned()).unwrap_or_default();
-                    let line = d.current_line()?;
-                    (src != "prelude").then(|| format!("{src}:{line}: "))
-                })
-                .flatten()
-            })
-            .unwrap_or_default();
+        let at = rules_place(lua, 1);
         let what = if name == "tripped" { String::new() } else { format!("{name}: ") };
         Some(format!("{at}{what}{why}"))
     }

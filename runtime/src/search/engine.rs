@@ -378,13 +378,10 @@ impl<N: Node> Search<'_, N> {
             }
         }
 
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        list.clear();
-        self.node.generate(&mut list);
-        if let Some(v) = self.node.verdict(&list) {
-            self.lists[ply] = list;
-            return verdict_score(v, ply);
-        }
+        let mut list = match self.actions(ply) {
+            Ok(list) => list,
+            Err(score) => return score,
+        };
         let tt_move = entry.and_then(|e| e.best);
         let mut scores = std::mem::take(&mut self.scores[ply]);
         scores.clear();
@@ -463,14 +460,27 @@ impl<N: Node> Search<'_, N> {
     fn leaf(&mut self, ply: usize) -> i32 {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
+        match self.actions(ply) {
+            Ok(list) => {
+                self.lists[ply] = list;
+                self.node.evaluate()
+            }
+            Err(score) => score,
+        }
+    }
+
+    /// The actions here, in the list kept for `ply` (give it back there when done); or,
+    /// when the game is over here, its score.
+    fn actions(&mut self, ply: usize) -> Result<Vec<Action>, i32> {
         let mut list = std::mem::take(&mut self.lists[ply]);
         list.clear();
         self.node.generate(&mut list);
-        let v = self.node.verdict(&list);
-        self.lists[ply] = list;
-        match v {
-            Some(v) => verdict_score(v, ply),
-            None => self.node.evaluate(),
+        match self.node.verdict(&list) {
+            Some(v) => {
+                self.lists[ply] = list;
+                Err(verdict_score(v, ply))
+            }
+            None => Ok(list),
         }
     }
 
@@ -500,13 +510,10 @@ impl<N: Node> Search<'_, N> {
             alpha = alpha.max(stand);
             best = stand;
         }
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        list.clear();
-        self.node.generate(&mut list);
-        if let Some(v) = self.node.verdict(&list) {
-            self.lists[ply] = list;
-            return verdict_score(v, ply);
-        }
+        let mut list = match self.actions(ply) {
+            Ok(list) => list,
+            Err(score) => return score,
+        };
         let mut scores = std::mem::take(&mut self.scores[ply]);
         scores.clear();
         // Quiet actions stay only as evasions.
