@@ -137,3 +137,21 @@ fn a_reloader_swaps_in_good_rules_and_keeps_the_last_good_ones() {
     let e = g.with_variant(no_double_step).unwrap_err().to_string();
     assert!(e.starts_with("move 1 (`e2-e4`): under the new rules: e2-e4 is illegal"), "{e}");
 }
+
+#[test]
+fn the_turn_model_is_named_in_turns_and_only_alternate_needs_a_setup() {
+    use varia::variant::TurnModel;
+    let base =
+        "[board]\nfiles = 6\nranks = 6\n[pieces.rook]\nletter = \"R\"\nmoves = [{ farthest = \"orthogonal\" }]\n";
+    let v = Variant::from_toml(&format!("[turns]\nmodel = \"solo\"\n{base}"), "solo.toml").unwrap();
+    assert_eq!(v.turns, TurnModel::Solo);
+    assert_eq!(v.setup, "6/6/6/6/6/6 w - - 0 1");
+    let v = Variant::from_toml(&format!("[turns]\nmodel = \"simultaneous\"\n{base}"), "sim.toml").unwrap();
+    assert_eq!(v.turns, TurnModel::Simultaneous);
+    // Two sides alternating start from a FEN.
+    let p = problems(Variant::from_toml(base, "alt.toml"));
+    assert_eq!(p, vec!["alt.toml: `[setup]` with a `fen` is required (two sides alternating start from a position)"]);
+    let p = problems(Variant::from_toml(&format!("[turns]\nmodel = \"solitaire\"\n{base}"), "bad.toml"));
+    assert!(p[0].starts_with("bad.toml:2:9: unknown turn model `solitaire`"), "{p:?}");
+    assert_eq!(Variant::load("standard").unwrap().turns, TurnModel::Alternate);
+}

@@ -115,6 +115,14 @@ pub(crate) fn compile(files: Vec<Input>, overrides: &[Override], dir: Option<Pat
     Ok(variant)
 }
 
+/// The FEN of an empty board of this shape (the placeholder setup of turn models that
+/// do not start from a FEN).
+fn empty_board_fen(g: Geometry) -> String {
+    let rank = g.files.to_string();
+    let board = vec![rank; g.ranks as usize].join("/");
+    format!("{board} w - - 0 1")
+}
+
 fn unreachable_problem(file: &str) -> LoadError {
     LoadError::Invalid {
         problems: vec![Problem {
@@ -274,11 +282,33 @@ impl Compiler<'_, '_> {
             },
         });
         let draws = self.draws(&spec.draws, &kinds);
+        let turns = match spec.turns.model.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
+            None | Some(("alternate", _)) => Some(TurnModel::Alternate),
+            Some(("solo", _)) => Some(TurnModel::Solo),
+            Some(("simultaneous", _)) => Some(TurnModel::Simultaneous),
+            Some((other, sp)) => {
+                self.err(
+                    sp,
+                    format!("unknown turn model `{other}`; expected \"alternate\", \"solo\" or \"simultaneous\""),
+                );
+                None
+            }
+        };
+        // Two sides alternating start from a FEN; the other models build their own state.
+        let setup_fen = match (&spec.setup, turns) {
+            (Some(s), _) => Some(s.get_ref().fen.clone()),
+            (None, Some(TurnModel::Alternate)) => {
+                self.err(0..0, "`[setup]` with a `fen` is required (two sides alternating start from a position)");
+                None
+            }
+            (None, _) => None,
+        };
 
         let variant = Variant {
             name: spec.name.unwrap_or(default_name),
             title: spec.title.unwrap_or_default(),
             summary: spec.summary.unwrap_or_default(),
+            turns: turns.unwrap_or(TurnModel::Alternate),
             dir,
             geometry,
             kinds,
@@ -286,7 +316,7 @@ impl Compiler<'_, '_> {
             castling,
             rules,
             draws,
-            setup: spec.setup.fen.get_ref().clone(),
+            setup: setup_fen.as_ref().map_or_else(|| empty_board_fen(geometry), |f| f.get_ref().clone()),
             scripts: Vec::new(),
             sources: Vec::new(),
             hooks: None,
@@ -307,7 +337,8 @@ impl Compiler<'_, '_> {
         // The setup first (it names the kinds that castle), then the tables.
         match crate::notation::fen::parse(&variant, &variant.setup) {
             Err(e) => {
-                self.err(spec.setup.fen.span(), format!("the setup FEN is invalid: {e}"));
+                let span = setup_fen.as_ref().map_or(0..0, |f| f.span());
+                self.err(span, format!("the setup FEN is invalid: {e}"));
                 return None;
             }
             Ok(setup) => {

@@ -27,6 +27,8 @@ pub struct Variant {
     pub name: String,
     pub title: String,
     pub summary: String,
+    /// How turns are taken (`[turns] model`).
+    pub turns: TurnModel,
     /// The folder it was loaded from, if any.
     pub dir: Option<PathBuf>,
     pub geometry: Geometry,
@@ -35,7 +37,7 @@ pub struct Variant {
     pub castling: Vec<Castling>,
     pub rules: CoreRules,
     pub draws: Draws,
-    /// The starting position, as FEN.
+    /// The starting position, as FEN (for the other turn models, an empty board).
     pub setup: String,
     /// Rules scripts, root ancestor first (a variant's own `rules.lua` last).
     pub scripts: Vec<Script>,
@@ -52,6 +54,28 @@ pub struct Variant {
     /// A game clock: the game ends when the time is up.
     pub clock: Option<ClockRule>,
     pub(crate) tables: AnyTables,
+}
+
+/// How the turns of a variant are taken. Each model owns its state and its sequencing;
+/// all share the vocabulary (geometry, kinds and movement atoms, the loader, the Lua host).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnModel {
+    /// Two sides, one action each in turn ([`crate::Game`]).
+    Alternate,
+    /// One player, alone against the board.
+    Solo,
+    /// Many players give secret orders, resolved together.
+    Simultaneous,
+}
+
+impl TurnModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            TurnModel::Alternate => "alternate",
+            TurnModel::Solo => "solo",
+            TurnModel::Simultaneous => "simultaneous",
+        }
+    }
 }
 
 /// Limits for a variant's scripts.
@@ -359,6 +383,7 @@ impl Variant {
             name: self.name.clone(),
             title: self.title.clone(),
             summary: self.summary.clone(),
+            turns: self.turns,
             dir: self.dir.clone(),
             geometry: self.geometry,
             kinds: self.kinds.clone(),

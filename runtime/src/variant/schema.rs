@@ -28,10 +28,14 @@ pub struct VariantFile {
     pub title: Option<String>,
     /// One or two sentences on what the variant is.
     pub summary: Option<String>,
+    /// How turns are taken: two sides alternating (default), one player alone, or
+    /// many players giving secret orders that are resolved together.
+    #[serde(default)]
+    pub turns: TurnsSpec,
     /// Board shape.
     pub board: BoardSpec,
-    /// The starting position.
-    pub setup: SetupSpec,
+    /// The starting position (required with `turns.model = "alternate"`).
+    pub setup: Option<Spanned<SetupSpec>>,
     /// Named sets of squares (promotion zones, pawn start ranks…).
     #[serde(default)]
     pub regions: Ordered<Spanned<RegionSpec>>,
@@ -146,6 +150,15 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
         }
         d.deserialize_map(V2(PhantomData))
     }
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TurnsSpec {
+    /// "alternate" (default: two sides, one action each in turn), "solo" (one player
+    /// strikes squares of a board that wears down) or "simultaneous" (N players give
+    /// secret orders, resolved together in phases).
+    pub model: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
