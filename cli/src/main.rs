@@ -8,6 +8,7 @@ mod ai;
 mod bench;
 mod fixtures;
 mod play;
+mod solo;
 mod watch;
 
 use std::path::PathBuf;
@@ -28,7 +29,7 @@ struct Cli {
 
 /// A variant, with overrides.
 #[derive(clap::Args, Clone)]
-struct VariantArg {
+pub(crate) struct VariantArg {
     /// A variant name (under scripts/ or VARIA_PATH) or a path to a variant folder.
     variant: String,
     /// Override any value of variant.toml for this run, type-checked like the file
@@ -38,7 +39,7 @@ struct VariantArg {
 }
 
 impl VariantArg {
-    fn load(&self) -> Result<Arc<Variant>, Fail> {
+    pub(crate) fn load(&self) -> Result<Arc<Variant>, Fail> {
         let overrides = self.set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
         Ok(Variant::load_with(&self.variant, &overrides)?)
     }
@@ -67,12 +68,16 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
-    /// Print every legal action, one per line.
+    /// Print every legal action (on a solo board: every target), one per line.
     Moves {
         #[command(flatten)]
         variant: VariantArg,
         #[command(flatten)]
         start: Start,
+        #[command(flatten)]
+        board: solo::BoardArgs,
+        /// Actions to apply first (strikes on a solo board).
+        moves: Vec<String>,
     },
     /// Apply moves and print the final position (or the JSON snapshot).
     Replay {
@@ -80,7 +85,10 @@ enum Command {
         variant: VariantArg,
         #[command(flatten)]
         start: Start,
-        /// Moves such as e2-e4 (several may share one argument, separated by spaces).
+        #[command(flatten)]
+        board: solo::BoardArgs,
+        /// Moves such as e2-e4, or strikes such as c3 on a solo board (several may share
+        /// one argument, separated by spaces).
         moves: Vec<String>,
         /// Print the JSON snapshot of the whole state instead of the board.
         #[arg(long)]
@@ -97,6 +105,8 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Decide a solo board: can it be forged (with a route), and the best-scoring route found.
+    Solve(solo::SolveArgs),
     /// Measure move-generation speed, side by side with Fairy-Stockfish if installed.
     Bench(bench::BenchArgs),
     /// Run rule fixtures (fixtures/<variant>/*.toml): a line per fixture, then totals.
@@ -112,7 +122,7 @@ enum Command {
 }
 
 /// A failure to report: message on stderr, exit code 1.
-struct Fail(String);
+pub(crate) struct Fail(String);
 
 impl<E: std::fmt::Display> From<E> for Fail {
     fn from(e: E) -> Self {
@@ -164,6 +174,39 @@ pub(crate) fn check_note(game: &Game) -> &'static str {
     }
 }
 
+/// Whether `v` is played on a solo board (and the options fit its turn model): `Ok(true)`
+/// for solo, `Ok(false)` for two sides alternating.
+fn two_sided(v: &Variant, board: &solo::BoardArgs, start: &Start) -> Result<bool, Fail> {
+    use varia::variant::TurnModel;
+    match v.turns {
+        TurnModel::Solo if start.fen.is_some() || start.from.is_some() => Err(Fail(format!(
+            "`{}` is a solo variant: it has no FEN or two-sided snapshot (use --board or --seed)",
+            v.name
+        ))),
+        TurnModel::Solo => Ok(true),
+        TurnModel::Alternate if board.given() => Err(Fail(format!(
+            "`{}` is played by two sides alternating: --board, --seed, --level, --raw and --elapsed are for solo boards",
+            v.name
+        ))),
+        TurnModel::Alternate => Ok(false),
+        TurnModel::Simultaneous => {
+            Err(Fail(format!("`{}` is played with simultaneous orders: use `varia realm resolve`", v.name)))
+        }
+    }
+}
+
+/// Refuses a command meant for two sides alternating on another turn model.
+pub(crate) fn alternating(v: &Variant, command: &str) -> Result<(), Fail> {
+    if v.turns != varia::variant::TurnModel::Alternate {
+        return Err(Fail(format!(
+            "`{command}` is for two sides alternating; `{}` is a {} variant",
+            v.name,
+            v.turns.name()
+        )));
+    }
+    Ok(())
+}
+
 fn run(cmd: Command) -> Result<(), Fail> {
     match cmd {
         Command::List => {
@@ -202,8 +245,15 @@ fn run(cmd: Command) -> Result<(), Fail> {
             }
             if bad { Err(Fail("the rules have problems (listed above)".into())) } else { Ok(()) }
         }
-        Command::Moves { variant, start } => {
-            let game = start_game(variant.load()?, &start)?;
+        Command::Moves { variant, start, board, moves } => {
+            let v = variant.load()?;
+            if two_sided(&v, &board, &start)? {
+                return solo::moves(v, &board, &moves);
+            }
+            let mut game = start_game(v, &start)?;
+            for (i, m) in moves.iter().flat_map(|m| m.split_whitespace()).enumerate() {
+                game.play(m).map_err(|e| Fail(format!("move {} (`{m}`): {e}", i + 1)))?;
+            }
             if let Some(o) = game.outcome() {
                 eprintln!("the game is over: {}", o.describe());
             }
@@ -212,8 +262,12 @@ fn run(cmd: Command) -> Result<(), Fail> {
             }
             Ok(())
         }
-        Command::Replay { variant, start, moves, json } => {
-            let mut game = start_game(variant.load()?, &start)?;
+        Command::Replay { variant, start, board, moves, json } => {
+            let v = variant.load()?;
+            if two_sided(&v, &board, &start)? {
+                return solo::replay(v, &board, &moves, json);
+            }
+            let mut game = start_game(v, &start)?;
             let moves: Vec<&str> =
                 moves.iter().flat_map(|m| m.split([' ', ',', '\n'])).filter(|m| !m.is_empty()).collect();
             for (i, m) in moves.iter().enumerate() {
@@ -233,6 +287,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         }
         Command::Perft { variant, depth, fen, divide } => {
             let v = variant.load()?;
+            alternating(&v, "perft")?;
             let game = match &fen {
                 Some(f) => Game::from_fen(v, f).map_err(|e| Fail(format!("bad FEN: {e}")))?,
                 None => Game::new(v),
@@ -256,6 +311,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
             println!("{total}");
             Ok(())
         }
+        Command::Solve(args) => solo::run_solve(args),
         Command::Bench(args) => bench::run(args),
         Command::Fixtures(args) => fixtures::run(args),
         Command::Watch(args) => watch::run(args),

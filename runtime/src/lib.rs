@@ -27,9 +27,11 @@ pub mod outcome;
 pub mod piece;
 pub(crate) mod position;
 pub mod rng;
+pub mod scoring;
 pub mod script;
 pub mod search;
 pub mod snapshot;
+pub mod solo;
 pub(crate) mod suggest;
 pub mod variant;
 

@@ -143,9 +143,16 @@ fn the_turn_model_is_named_in_turns_and_only_alternate_needs_a_setup() {
     use varia::variant::TurnModel;
     let base =
         "[board]\nfiles = 6\nranks = 6\n[pieces.rook]\nletter = \"R\"\nmoves = [{ farthest = \"orthogonal\" }]\n";
-    let v = Variant::from_toml(&format!("[turns]\nmodel = \"solo\"\n{base}"), "solo.toml").unwrap();
+    let solo = "[wear]\nstrikes = 2\n[levels.only]\nweights = { rook = 1 }\n";
+    let v = Variant::from_toml(&format!("[turns]\nmodel = \"solo\"\n{base}{solo}"), "solo.toml").unwrap();
     assert_eq!(v.turns, TurnModel::Solo);
     assert_eq!(v.setup, "6/6/6/6/6/6 w - - 0 1");
+    assert_eq!(v.solo.as_ref().unwrap().strikes, 2);
+    // A solo board wears down; the other models do not.
+    let p = problems(Variant::from_toml(&format!("[turns]\nmodel = \"solo\"\n{base}"), "nowear.toml"));
+    assert_eq!(p, vec!["nowear.toml: a solo board needs `[wear]` with `strikes` (how many strikes clear a square)"]);
+    let p = problems(Variant::from_toml(&format!("[turns]\nmodel = \"simultaneous\"\n{base}{solo}"), "w.toml"));
+    assert_eq!(p, vec!["w.toml:9:1: `[wear]` is for solo boards: it needs turns.model = \"solo\""]);
     let v = Variant::from_toml(&format!("[turns]\nmodel = \"simultaneous\"\n{base}"), "sim.toml").unwrap();
     assert_eq!(v.turns, TurnModel::Simultaneous);
     // Two sides alternating start from a FEN.

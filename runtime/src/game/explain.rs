@@ -109,6 +109,8 @@ impl Game {
                     Shape::Leap => return (geo.offset(from, d) == Some(to)).then(Vec::new),
                     Shape::Slide => walk(*geo, from, d, atom.range),
                     Shape::Farthest => walk(*geo, from, d, 0),
+                    // Solo boards only; a two-sided game never has it.
+                    Shape::Anywhere => return None,
                 };
                 let at = ray.iter().position(|&s| s == to)?;
                 (atom.shape == Shape::Slide || at + 1 == ray.len()).then(|| ray[..at].to_vec())

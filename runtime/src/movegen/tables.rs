@@ -307,6 +307,8 @@ impl<B: Bits> Tables<B> {
                                 .map(|sq| t.set(vectors.iter().filter_map(|&d| walk(geo, sq, d, 0).last().copied())))
                                 .collect()
                         }
+                        // Solo boards only: the two-sided tables of a solo variant are never used.
+                        Shape::Anywhere => c.table = geo.squares().map(|_| t.set(std::iter::empty())).collect(),
                         Shape::Slide => {
                             for &d in &vectors {
                                 c.dirs.push(t.dirs.iter().position(|&x| x == d).unwrap() as u8);

@@ -76,6 +76,8 @@ fn empty_reach(v: &Variant, kind: usize, side: Side, sq: Square) -> Vec<Square> 
             let d = flip(vec);
             match a.shape {
                 Shape::Leap => out.extend(g.offset(sq, d)),
+                // Solo boards only (no vectors): a two-sided game never has it.
+                Shape::Anywhere => {}
                 Shape::Slide | Shape::Farthest => {
                     let mut s = sq;
                     let mut steps = 0;

@@ -19,6 +19,7 @@ mod engine;
 pub(crate) mod eval;
 pub(crate) mod fast;
 pub(crate) mod slow;
+pub mod solo;
 mod tt;
 
 use std::time::Instant;

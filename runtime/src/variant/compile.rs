@@ -108,7 +108,8 @@ pub(crate) fn compile(files: Vec<Input>, overrides: &[Override], dir: Option<Pat
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "unnamed".into());
     let file = sources.label(nfiles - 1).to_string();
-    let variant = Compiler { d: &mut d }.build(spec, default_name, dir);
+    let solo = spec.turns.model.as_ref().is_some_and(|m| m.get_ref() == "solo");
+    let variant = Compiler { d: &mut d, solo }.build(spec, default_name, dir);
     d.finish()?;
     let mut variant = variant.ok_or_else(|| unreachable_problem(&file))?;
     variant.data = data;
@@ -134,12 +135,14 @@ fn unreachable_problem(file: &str) -> LoadError {
     }
 }
 
-struct Compiler<'d, 'a> {
+pub(super) struct Compiler<'d, 'a> {
     d: &'d mut Diagnostics<'a>,
+    /// The variant is a solo board (some atoms and letters are allowed only there).
+    solo: bool,
 }
 
 impl Compiler<'_, '_> {
-    fn err(&mut self, span: Range<usize>, message: impl Into<String>) {
+    pub(super) fn err(&mut self, span: Range<usize>, message: impl Into<String>) {
         self.d.at(span, message);
     }
 
@@ -294,6 +297,9 @@ impl Compiler<'_, '_> {
                 None
             }
         };
+        let solo = turns
+            .and_then(|t| self.solo(t, spec.wear.as_ref(), &spec.levels, &spec.generation, spec.duel.as_ref(), &kinds));
+        let scoring = spec.scoring.as_ref().map(|s| self.scoring(s, &kinds));
         // Two sides alternating start from a FEN; the other models build their own state.
         let setup_fen = match (&spec.setup, turns) {
             (Some(s), _) => Some(s.get_ref().fen.clone()),
@@ -322,6 +328,8 @@ impl Compiler<'_, '_> {
             hooks: None,
             combat,
             clock,
+            solo,
+            scoring,
             scripting: ScriptLimits {
                 memory_limit_mb: *spec.scripting.memory_limit_mb.get_ref(),
                 instruction_limit: *spec.scripting.instruction_limit.get_ref(),
@@ -353,7 +361,7 @@ impl Compiler<'_, '_> {
         Some(variant)
     }
 
-    fn unknown<'n>(&mut self, name: &Spanned<String>, what: &str, known: impl Iterator<Item = &'n str>) {
+    pub(super) fn unknown<'n>(&mut self, name: &Spanned<String>, what: &str, known: impl Iterator<Item = &'n str>) {
         let known: Vec<&str> = known.collect();
         let mut msg = format!("unknown {what} `{}`", name.get_ref());
         msg.push_str(&crate::suggest::did_you_mean(name.get_ref(), known.iter().copied()));
@@ -369,11 +377,11 @@ impl Compiler<'_, '_> {
         let mut chars = letter.get_ref().chars();
         let c = match (chars.next(), chars.next()) {
             (Some(c), None) if c.is_ascii_alphabetic() => c.to_ascii_uppercase(),
+            // Solo boards have no FEN, whose digits count empty squares: digits are free.
+            (Some(c), None) if self.solo && c.is_ascii_digit() => c,
             _ => {
-                self.err(
-                    letter.span(),
-                    format!("`{}` is not a letter: a piece letter is one ASCII letter", letter.get_ref()),
-                );
+                let what = if self.solo { "one ASCII letter or digit" } else { "one ASCII letter" };
+                self.err(letter.span(), format!("`{}` is not a letter: a piece letter is {what}", letter.get_ref()));
                 return '?';
             }
         };
@@ -467,9 +475,27 @@ impl Compiler<'_, '_> {
         let s = m.get_ref();
         let shapes = [(Shape::Leap, &s.leap), (Shape::Slide, &s.slide), (Shape::Farthest, &s.farthest)];
         let given: Vec<_> = shapes.iter().filter(|(_, v)| v.is_some()).collect();
-        if given.len() != 1 {
-            self.err(span, "a movement atom needs exactly one of `leap`, `slide` or `farthest`");
+        if given.len() + s.anywhere as usize != 1 {
+            self.err(span, "a movement atom needs exactly one of `leap`, `slide`, `farthest` or `anywhere`");
             return None;
+        }
+        if s.anywhere {
+            if !self.solo {
+                self.err(span, "`anywhere` reaches every square: only solo boards (turns.model = \"solo\") use it");
+                return None;
+            }
+            return Some(Atom {
+                shape: Shape::Anywhere,
+                vectors: Vec::new(),
+                range: 0,
+                mode: Mode::Both,
+                ranged: false,
+                from: None,
+                creates_en_passant: false,
+                captures_en_passant: false,
+                silenced_by_adjacent_enemy: false,
+                cannot_capture: 0,
+            });
         }
         let (shape, vectors) = (given[0].0, given[0].1.as_ref().unwrap());
         let symmetry = s.symmetry.as_ref().map(|x| x.get_ref().as_str()).unwrap_or("none");

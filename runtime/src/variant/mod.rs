@@ -8,6 +8,7 @@ mod compile;
 mod load;
 mod reload;
 mod schema;
+mod solo;
 mod source;
 
 use std::path::PathBuf;
@@ -20,6 +21,7 @@ use crate::piece::{KindId, Side};
 
 pub use load::{Script, find, known_variants, search_path};
 pub use reload::Reloader;
+pub use solo::{DuelRules, Generation, LayerPiece, Level, SoloRules};
 pub use source::Override;
 
 /// A compiled variant, ready to play.
@@ -53,6 +55,10 @@ pub struct Variant {
     pub combat: Option<Combat>,
     /// A game clock: the game ends when the time is up.
     pub clock: Option<ClockRule>,
+    /// Solo boards: wear, levels, dealing, duels (with `turns.model = "solo"`).
+    pub solo: Option<SoloRules>,
+    /// Points from tables (`[scoring]`).
+    pub scoring: Option<crate::scoring::ScoringRules>,
     pub(crate) tables: AnyTables,
 }
 
@@ -235,6 +241,8 @@ pub enum Shape {
     Slide,
     /// The last on-board square along each vector's line.
     Farthest,
+    /// Every square of the board (solo boards only).
+    Anywhere,
 }
 
 /// Which squares an atom may go to.
@@ -399,6 +407,8 @@ impl Variant {
             data: self.data.clone(),
             combat: self.combat.clone(),
             clock: self.clock,
+            solo: self.solo.clone(),
+            scoring: self.scoring.clone(),
             tables: crate::movegen::tables::build_any(self),
         }
     }

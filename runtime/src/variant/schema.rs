@@ -68,6 +68,18 @@ pub struct VariantFile {
     #[serde(default)]
     #[allow(dead_code)]
     pub ai: toml::Table,
+    /// Solo boards: how squares wear down under strikes.
+    pub wear: Option<Spanned<super::solo::WearSpec>>,
+    /// Solo boards: what each level deals.
+    #[serde(default)]
+    pub levels: Ordered<Spanned<super::solo::LevelSpec>>,
+    /// Solo boards: how boards are dealt.
+    #[serde(default)]
+    pub generation: super::solo::GenerationSpec,
+    /// Solo boards: two players on the same board.
+    pub duel: Option<super::solo::DuelSpec>,
+    /// Points from tables (any turn model).
+    pub scoring: Option<super::solo::ScoringSpec>,
     /// The designer's own numbers, free-form, read by hooks with `game:param("name")`
     /// (through `Variant::data`).
     #[serde(default)]
@@ -308,6 +320,10 @@ pub struct MoveSpec {
     pub slide: Option<VectorSpec>,
     /// Goes to the farthest square on the board along each of these directions.
     pub farthest: Option<VectorSpec>,
+    /// Reaches every square of the board (solo boards only: a wildcard strikes any
+    /// unfinished square).
+    #[serde(default)]
+    pub anywhere: bool,
     /// Expands explicit vectors: "all" (every sign and swap), "mirror" (left–right), "none".
     pub symmetry: Option<Spanned<String>>,
     /// Multiplies each vector: `leap = "all", distance = 2` is "exactly two squares away".
