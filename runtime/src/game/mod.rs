@@ -42,7 +42,9 @@ pub enum RuleError {
     Script(ScriptError),
 }
 
-/// What a rollback or an undo restores.
+/// What a rollback or an undo restores. Its rule state shares the variables with the
+/// game's (see `hooks::Vars`), so saving it costs the position and a few small fields,
+/// whatever the hooks keep.
 struct Saved {
     core: Box<dyn Core>,
     rules: RuleState,
@@ -210,8 +212,8 @@ impl Game {
         self.rules.vars.get(name)
     }
 
-    /// Every rule variable, by name.
-    pub fn vars(&self) -> &std::collections::BTreeMap<String, Var> {
+    /// Every rule variable, in name order (`for (name, value) in game.vars()`).
+    pub fn vars(&self) -> &crate::hooks::Vars {
         &self.rules.vars
     }
 
