@@ -58,6 +58,9 @@ impl Saved {
     }
 }
 
+/// One action of the history. Plies are shared between a game and its clones (a clone
+/// costs a reference per ply, not a copy of each position); undo copies a ply out only
+/// while a clone still holds it.
 struct Ply {
     before: Saved,
     action: Action,
@@ -71,7 +74,7 @@ pub struct Game {
     pub(crate) rules: RuleState,
     start: Setup,
     seed: u64,
-    history: Vec<Ply>,
+    history: Vec<Arc<Ply>>,
     /// Hashes of every position since the start, the current one last.
     hashes: Vec<u64>,
     outcome: Option<Outcome>,
@@ -92,11 +95,7 @@ impl std::fmt::Debug for Game {
 impl Clone for Game {
     fn clone(&self) -> Self {
         let mut g = self.without_history();
-        g.history = self
-            .history
-            .iter()
-            .map(|p| Ply { before: p.before.copy(), action: p.action, events: p.events.clone() })
-            .collect();
+        g.history = self.history.clone();
         g.hashes = self.hashes.clone();
         g.last_events = self.last_events.clone();
         g
@@ -188,9 +187,10 @@ impl Game {
         let n = plies.min(self.history.len());
         for _ in 0..n {
             let ply = self.history.pop().unwrap();
-            self.core = ply.before.core;
-            self.rules = ply.before.rules;
-            self.outcome = ply.before.outcome;
+            let before = Arc::try_unwrap(ply).map_or_else(|shared| shared.before.copy(), |ply| ply.before);
+            self.core = before.core;
+            self.rules = before.rules;
+            self.outcome = before.outcome;
             self.hashes.pop();
         }
         self.last_events = self.history.last().map(|p| p.events.clone()).unwrap_or_default();
