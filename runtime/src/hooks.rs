@@ -288,24 +288,36 @@ impl<'a> HookGame<'a> {
     /// [`HookGame::set_var`] for a host whose own memory, `beside` bytes (a script
     /// state's), counts against the same limit as the variables.
     pub fn set_var_beside(&mut self, name: &str, value: Option<Var>, beside: usize) -> Result<(), String> {
-        let mb = self.variant().scripting.memory_limit_mb;
-        let (g, _) = self.g_mut()?;
-        let after = g.rules.vars.bytes_after(name, value.as_ref());
-        // Deleting or shrinking is always allowed: it is how a rule gets back under.
-        if after > g.rules.vars.bytes() && after.saturating_add(beside) > limit_bytes(mb) {
-            let over = if beside > 0 {
-                format!(", which with the {} the script's state uses is over", megabytes(beside))
-            } else {
-                ", over".to_string()
-            };
-            return Err(format!(
-                "game:set(\"{}\", …) would take the game's variables to {}{over} [scripting] memory_limit_mb = {mb}",
-                short(name),
-                megabytes(after),
-            ));
-        }
-        g.rules.vars.set(name, value);
+        self.g_mut()?;
+        self.room_for_var(name, value.as_ref(), beside)?;
+        self.g_mut()?.0.rules.vars.set(name, value);
         Ok(())
+    }
+
+    /// Whether `set_var_beside(name, value, beside)` would fit in the limit; why not if not.
+    pub fn room_for_var(&self, name: &str, value: Option<&Var>, beside: usize) -> Result<(), String> {
+        let mb = self.variant().scripting.memory_limit_mb;
+        let vars = &self.g().rules.vars;
+        let after = vars.bytes_after(name, value);
+        // Deleting or shrinking is always allowed: it is how a rule gets back under.
+        if after <= vars.bytes() || after.saturating_add(beside) <= limit_bytes(mb) {
+            return Ok(());
+        }
+        let over = if beside > 0 {
+            format!(", which with the {} the script's state uses is over", megabytes(beside))
+        } else {
+            ", over".to_string()
+        };
+        Err(format!(
+            "game:set(\"{}\", …) would take the game's variables to {}{over} [scripting] memory_limit_mb = {mb}",
+            short(name),
+            megabytes(after),
+        ))
+    }
+
+    /// Whether commands are refused (in `filter_actions` and `check_outcome`).
+    pub fn is_read_only(&self) -> bool {
+        self.events.is_none()
     }
 
     /// A number in `[0, 1)` from the game's seeded generator.

@@ -4,7 +4,7 @@
 
 use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 
-use super::{Budget, Current, Watch, where_};
+use super::{Budget, Current, Watch, rules_place};
 use crate::geometry::Square;
 use crate::hooks::{HookGame, Var};
 use crate::outcome::{GameResult, Outcome, Reason};
@@ -48,9 +48,10 @@ impl Names {
     }
 }
 
-/// A Lua error at the calling script line.
+/// A Lua error at the calling script line (the rules' line also when the method was
+/// called through `pcall`, whose frames have none).
 fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
-    mlua::Error::RuntimeError(format!("{}{message}", where_(lua, 1)))
+    mlua::Error::RuntimeError(format!("{}{message}", rules_place(lua, 1)))
 }
 
 fn with_game<R>(
@@ -194,7 +195,8 @@ impl UserData for GameObject {
                 Value::Integer(i) => Some(Var::Int(i)),
                 Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Some(Var::Int(n as i64)),
                 Value::Boolean(b) => Some(Var::Bool(b)),
-                Value::String(s) => Some(Var::Text(s.to_string_lossy().into())),
+                // One copy of the bytes (valid UTF-8 is borrowed on the way).
+                Value::String(s) => Some(Var::Text(String::from_utf8_lossy(&s.as_bytes()).as_ref().into())),
                 other => {
                     return Err(fail(
                         lua,
@@ -204,14 +206,16 @@ impl UserData for GameObject {
             };
             with_game(lua, this, |g| {
                 let beside = |lua: &Lua| this.budget.in_use(lua);
-                if g.set_var_beside(&name, var.clone(), beside(lua)).is_err() {
+                // (In the read-only hooks the refusal is the usual one, below.)
+                if !g.is_read_only() && g.room_for_var(&name, var.as_ref(), beside(lua)).is_err() {
                     // Garbage does not count: collect it and ask again, once.
                     let _ = lua.gc_collect();
-                    if let Err(why) = g.set_var_beside(&name, var, beside(lua)) {
+                    if let Err(why) = g.room_for_var(&name, var.as_ref(), beside(lua)) {
                         // A limit: `pcall` passes it on, so a hook cannot go on collecting.
                         return Err(this.watch.trip(why));
                     }
                 }
+                g.set_var_beside(&name, var, beside(lua))?;
                 // From now on the state may use what the variables leave.
                 this.budget.apply(lua, g.var_bytes());
                 Ok(())

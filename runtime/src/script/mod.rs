@@ -72,7 +72,7 @@ impl Budget {
 
     /// Sets the state's limit to what `vars` bytes of variables leave.
     pub(crate) fn apply(&self, lua: &Lua, vars: usize) {
-        // Never 0, which would mean no limit: `base` is never 0.
+        // 0 would mean no limit (mlua's convention).
         let _ = lua.set_memory_limit(self.base.max(1).saturating_add(self.limit.saturating_sub(vars)));
     }
 }
