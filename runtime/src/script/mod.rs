@@ -21,7 +21,7 @@
 mod api;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState};
@@ -56,12 +56,15 @@ pub struct LuaHooks {
 /// starts and after each `game:set` (Lua's allocator refuses past it, after a full
 /// collection, so only live memory counts); and `game:set` refuses a value that would
 /// take the variables past what the state uses (after a collection, too).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct Budget {
     /// What the state uses before the scripts load (the libraries, the prelude).
     base: usize,
     /// The limit, in bytes.
     limit: usize,
+    /// The variables' bytes the state's limit was last set for: most calls find it
+    /// unchanged and skip setting it (which takes the state's lock).
+    applied: Arc<AtomicUsize>,
 }
 
 impl Budget {
@@ -72,6 +75,9 @@ impl Budget {
 
     /// Sets the state's limit to what `vars` bytes of variables leave.
     pub(crate) fn apply(&self, lua: &Lua, vars: usize) {
+        if self.applied.swap(vars, Ordering::Relaxed) == vars {
+            return;
+        }
         // 0 would mean no limit (mlua's convention).
         let _ = lua.set_memory_limit(self.base.max(1).saturating_add(self.limit.saturating_sub(vars)));
     }
@@ -171,7 +177,11 @@ impl LuaHooks {
             .map_err(internal)?;
         g.set("__varia_guard", guard).map_err(internal)?;
         lua.load(PRELUDE).set_name("=prelude").exec().map_err(internal)?;
-        let budget = Budget { base: lua.used_memory(), limit: crate::hooks::limit_bytes(v.scripting.memory_limit_mb) };
+        let budget = Budget {
+            base: lua.used_memory(),
+            limit: crate::hooks::limit_bytes(v.scripting.memory_limit_mb),
+            applied: Arc::new(AtomicUsize::new(usize::MAX)),
+        };
         budget.apply(&lua, 0);
         watch.start();
         let current = Current::default();
@@ -243,7 +253,12 @@ impl LuaHooks {
         let squares = api::Names::new(&lua, v).map_err(internal)?.squares;
         let names = api::Names::new(&lua, v).map_err(internal)?;
         let game = lua
-            .create_userdata(api::GameObject { current: current.clone(), names, budget, watch: watch.clone() })
+            .create_userdata(api::GameObject {
+                current: current.clone(),
+                names,
+                budget: budget.clone(),
+                watch: watch.clone(),
+            })
             .map_err(internal)?;
         Ok(LuaHooks {
             lua,
