@@ -8,6 +8,9 @@
 //! - `load`: the time to load each shipped variant (TOML, tables and Lua).
 //! - `ai`: the computer player's move time per level from the start position (median of
 //!   the runs, with the level's own time budget), its depth and nodes per second.
+//! - `memory`: the peak memory of long games whose hooks keep state (`memory.rs`).
+
+mod memory;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -19,7 +22,7 @@ use crate::Fail;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: perft, hooks, load, ai, selfplay (several allowed; default perft).
+    /// What to measure: perft, hooks, load, ai, selfplay, memory (several allowed; default perft).
     suites: Vec<String>,
     /// Runs per case; the median is reported.
     #[arg(long, default_value_t = 3)]
@@ -30,7 +33,7 @@ pub struct BenchArgs {
     /// The Fairy-Stockfish binary (skipped if not found).
     #[arg(long, default_value = "/usr/games/fairy-stockfish")]
     peer: String,
-    /// Another varia binary to run the same perft cases with, side by side.
+    /// Another varia binary to run the same perft (and memory) cases with, side by side.
     #[arg(long, value_name = "VARIA")]
     baseline: Option<String>,
     /// Only perft cases whose label contains this text.
@@ -131,8 +134,11 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "load" => load(&args)?,
             "ai" => ai(&args)?,
             "selfplay" => selfplay(&args)?,
+            "memory" => memory::memory(&args)?,
             other => {
-                return Err(Fail(format!("unknown suite `{other}`; expected perft, hooks, load, ai or selfplay")));
+                return Err(Fail(format!(
+                    "unknown suite `{other}`; expected perft, hooks, load, ai, selfplay or memory"
+                )));
             }
         }
     }

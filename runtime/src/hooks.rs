@@ -16,7 +16,9 @@
 //! | `check_outcome(game)` | after the core judged the position | return an outcome to end the game |
 //! | `filter_actions(game, actions)` | whenever legal actions are listed (the slow path) | return the list to use |
 
-use std::collections::BTreeMap;
+mod vars;
+
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -27,6 +29,8 @@ use crate::outcome::Outcome;
 use crate::piece::{Piece, Side};
 use crate::rng::Rng;
 use crate::variant::Variant;
+
+pub use vars::{Iter as VarsIter, Vars};
 
 /// The hook points of the pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,19 +95,21 @@ impl ScriptError {
     }
 }
 
-/// A value a rule keeps in the game between hooks (`game:set` / `game:get`).
+/// A value a rule keeps in the game between hooks (`game:set` / `game:get`). Text is
+/// shared, not copied, by every saved state that holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Var {
     Int(i64),
     Bool(bool),
-    Text(String),
+    Text(Arc<str>),
 }
 
 /// The rule-level state of a game: what hooks keep, scores, and the seeded generator.
 /// Part of snapshots and of every rollback.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleState {
-    pub vars: BTreeMap<String, Var>,
+    /// What hooks keep (`game:set`); a copy shares it (see [`Vars`]).
+    pub vars: Vars,
     pub scores: [i64; 2],
     pub rng: Rng,
     /// An outcome declared by a hook (`game:end_game`), applied after the hook.
@@ -118,13 +124,31 @@ pub struct RuleState {
 impl RuleState {
     pub fn new(seed: u64) -> RuleState {
         RuleState {
-            vars: BTreeMap::new(),
+            vars: Vars::new(),
             scores: [0; 2],
             rng: Rng::new(seed),
             declared: None,
             royal_arrivals: [Vec::new(), Vec::new()],
             elapsed_ms: 0,
         }
+    }
+}
+
+/// `[scripting] memory_limit_mb` in bytes.
+pub(crate) fn limit_bytes(mb: u32) -> usize {
+    (mb as usize).saturating_mul(1 << 20)
+}
+
+/// `n` bytes as MB, for messages.
+pub(crate) fn megabytes(n: usize) -> String {
+    format!("{:.1} MB", n as f64 / (1u64 << 20) as f64)
+}
+
+/// A name as a message shows it: at most 40 characters.
+fn short(name: &str) -> String {
+    match name.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &name[..i]),
+        None => name.to_string(),
     }
 }
 
@@ -249,14 +273,53 @@ impl<'a> HookGame<'a> {
         g.core_actions().iter().map(|a| g.format(a)).collect()
     }
 
+    /// The memory the game's rule variables hold, in bytes (see [`Vars::bytes`]).
+    pub fn var_bytes(&self) -> usize {
+        self.g().rules.vars.bytes()
+    }
+
+    /// Keeps a rule variable (`None` deletes it). The variables may hold at most
+    /// `[scripting] memory_limit_mb`: a value that would take them past it is refused and
+    /// nothing changes.
     pub fn set_var(&mut self, name: &str, value: Option<Var>) -> Result<(), String> {
-        let (g, _) = self.g_mut()?;
-        match value {
-            Some(v) => g.rules.vars.insert(name.to_string(), v),
-            None => g.rules.vars.remove(name),
-        };
+        self.set_var_beside(name, value, 0)
+    }
+
+    /// [`HookGame::set_var`] for a host whose own memory, `beside` bytes (a script
+    /// state's), counts against the same limit as the variables.
+    pub fn set_var_beside(&mut self, name: &str, value: Option<Var>, beside: usize) -> Result<(), String> {
+        self.g_mut()?;
+        self.room_for_var(name, value.as_ref(), beside)?;
+        self.g_mut()?.0.rules.vars.set(name, value);
         Ok(())
     }
+
+    /// Whether `set_var_beside(name, value, beside)` would fit in the limit; why not if not.
+    pub fn room_for_var(&self, name: &str, value: Option<&Var>, beside: usize) -> Result<(), String> {
+        let mb = self.variant().scripting.memory_limit_mb;
+        let vars = &self.g().rules.vars;
+        let after = vars.bytes_after(name, value);
+        // Deleting or shrinking is always allowed: it is how a rule gets back under.
+        if after <= vars.bytes() || after.saturating_add(beside) <= limit_bytes(mb) {
+            return Ok(());
+        }
+        let over = if beside > 0 {
+            format!(", which with the {} the script's state uses is over", megabytes(beside))
+        } else {
+            ", over".to_string()
+        };
+        Err(format!(
+            "game:set(\"{}\", …) would take the game's variables to {}{over} [scripting] memory_limit_mb = {mb}",
+            short(name),
+            megabytes(after),
+        ))
+    }
+
+    /// Whether commands are refused (in `filter_actions` and `check_outcome`).
+    pub fn is_read_only(&self) -> bool {
+        self.events.is_none()
+    }
+
     /// A number in `[0, 1)` from the game's seeded generator.
     pub fn random(&mut self) -> Result<f64, String> {
         Ok(self.g_mut()?.0.rules.rng.unit())

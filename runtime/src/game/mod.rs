@@ -42,7 +42,9 @@ pub enum RuleError {
     Script(ScriptError),
 }
 
-/// What a rollback or an undo restores.
+/// What a rollback or an undo restores. Its rule state shares the variables with the
+/// game's (see `hooks::Vars`), so saving it costs the position and a few small fields,
+/// whatever the hooks keep.
 struct Saved {
     core: Box<dyn Core>,
     rules: RuleState,
@@ -56,6 +58,9 @@ impl Saved {
     }
 }
 
+/// One action of the history. Plies are shared between a game and its clones (a clone
+/// costs a reference per ply, not a copy of each position); undo copies a ply out only
+/// while a clone still holds it.
 struct Ply {
     before: Saved,
     action: Action,
@@ -69,7 +74,7 @@ pub struct Game {
     pub(crate) rules: RuleState,
     start: Setup,
     seed: u64,
-    history: Vec<Ply>,
+    history: Vec<Arc<Ply>>,
     /// Hashes of every position since the start, the current one last.
     hashes: Vec<u64>,
     outcome: Option<Outcome>,
@@ -90,11 +95,7 @@ impl std::fmt::Debug for Game {
 impl Clone for Game {
     fn clone(&self) -> Self {
         let mut g = self.without_history();
-        g.history = self
-            .history
-            .iter()
-            .map(|p| Ply { before: p.before.copy(), action: p.action, events: p.events.clone() })
-            .collect();
+        g.history = self.history.clone();
         g.hashes = self.hashes.clone();
         g.last_events = self.last_events.clone();
         g
@@ -186,9 +187,10 @@ impl Game {
         let n = plies.min(self.history.len());
         for _ in 0..n {
             let ply = self.history.pop().unwrap();
-            self.core = ply.before.core;
-            self.rules = ply.before.rules;
-            self.outcome = ply.before.outcome;
+            let before = Arc::try_unwrap(ply).map_or_else(|shared| shared.before.copy(), |ply| ply.before);
+            self.core = before.core;
+            self.rules = before.rules;
+            self.outcome = before.outcome;
             self.hashes.pop();
         }
         self.last_events = self.history.last().map(|p| p.events.clone()).unwrap_or_default();
@@ -210,8 +212,8 @@ impl Game {
         self.rules.vars.get(name)
     }
 
-    /// Every rule variable, by name.
-    pub fn vars(&self) -> &std::collections::BTreeMap<String, Var> {
+    /// Every rule variable, in name order (`for (name, value) in game.vars()`).
+    pub fn vars(&self) -> &crate::hooks::Vars {
         &self.rules.vars
     }
 

@@ -163,7 +163,7 @@ impl Game {
         let mut events = Vec::new();
         match self.pipeline(action, &mut events) {
             Ok(()) => {
-                self.history.push(Ply { before, action, events: events.clone() });
+                self.history.push(Arc::new(Ply { before, action, events: events.clone() }));
                 self.last_events = events.clone();
                 Ok(events)
             }
