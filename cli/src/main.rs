@@ -29,7 +29,7 @@ struct Cli {
 /// A variant, with overrides.
 #[derive(clap::Args, Clone)]
 struct VariantArg {
-    /// A variant name (under scripts/ or VARIA_PATH) or a path to a variant folder.
+    /// A variant name (in VARIA_PATH, ./scripts or built in) or a path to a variant folder.
     variant: String,
     /// Override any value of variant.toml for this run, type-checked like the file
     /// (repeatable): --set pieces.queen.value=950
@@ -57,7 +57,7 @@ struct Start {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the variants found under scripts/ and VARIA_PATH.
+    /// List the variants (VARIA_PATH, ./scripts, built in): name, origin, summary.
     List,
     /// Load and validate variants: prints `ok`, or one `path:line:col: message` per problem.
     Check {
@@ -112,6 +112,7 @@ enum Command {
 }
 
 /// A failure to report: message on stderr, exit code 1.
+#[derive(Debug)]
 struct Fail(String);
 
 impl<E: std::fmt::Display> From<E> for Fail {
@@ -169,20 +170,30 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::List => {
             let known = varia::variant::known_variants();
             if known.is_empty() {
-                eprintln!("no variants found; searched: {:?}", varia::variant::search_path());
+                eprintln!("no variants found; looked in: {}", varia::variant::looked_in().join(", "));
             }
-            for (name, path) in known {
-                let title = Variant::load(path.to_str().unwrap_or(&name))
-                    .map(|v| v.title.clone())
-                    .unwrap_or_else(|_| "(does not load: run `varia check`)".into());
-                println!("{name:<16} {title}");
+            let rows: Vec<(String, String, String)> = known
+                .into_iter()
+                .map(|found| {
+                    let about = match Variant::load_origin(&found.origin, &[]) {
+                        Ok(v) if !v.summary.is_empty() => v.summary.clone(),
+                        Ok(v) => v.title.clone(),
+                        Err(_) => format!("(does not load: run `varia check {}`)", found.name),
+                    };
+                    (found.name, found.origin.to_string(), about)
+                })
+                .collect();
+            let name_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+            let from_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+            for (name, from, about) in rows {
+                println!("{name:<name_w$}  {from:<from_w$}  {about}");
             }
             Ok(())
         }
         Command::Check { variants, set } => {
             let overrides = set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
             let names: Vec<String> = if variants.is_empty() {
-                varia::variant::known_variants().into_iter().map(|(n, _)| n).collect()
+                varia::variant::known_variants().into_iter().map(|f| f.name).collect()
             } else {
                 variants
             };

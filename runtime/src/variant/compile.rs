@@ -19,33 +19,43 @@ use crate::piece::MAX_KINDS;
 pub(crate) struct Diagnostics<'a> {
     pub sources: &'a Sources,
     pub problems: Vec<Problem>,
+    /// Places whose complaints are left out: tables that lost an unknown key.
+    pub quiet: Vec<Range<usize>>,
 }
 
 impl<'a> Diagnostics<'a> {
     pub fn new(sources: &'a Sources) -> Self {
-        Diagnostics { sources, problems: Vec::new() }
+        Diagnostics { sources, problems: Vec::new(), quiet: Vec::new() }
     }
 
     pub fn at(&mut self, span: Range<usize>, message: impl Into<String>) {
-        self.problems.push(self.sources.problem(span, message));
+        if !self.quiet.contains(&span) {
+            self.problems.push(self.sources.problem(span, message));
+        }
     }
 
-    pub fn finish(mut self) -> Result<(), LoadError> {
+    pub fn finish(self) -> Result<(), LoadError> {
         if self.problems.is_empty() {
             Ok(())
         } else {
             // Files in merge order, then by position; overrides last.
-            self.problems.sort_by_key(|p| (p.file.starts_with("--set"), p.line, p.col));
-            Err(LoadError::Invalid { problems: self.problems })
+            let order = |file: &str| (0..self.sources.len()).position(|i| self.sources.label(i) == file);
+            let mut keyed: Vec<_> = self
+                .problems
+                .into_iter()
+                .map(|p| ((p.file.starts_with("--set"), order(&p.file), p.line, p.col), p))
+                .collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            Err(LoadError::Invalid { problems: keyed.into_iter().map(|(_, p)| p).collect() })
         }
     }
 }
 
-/// Turns a TOML error into a located problem, with a "did you mean" for misspelt keys.
-pub(crate) fn toml_problem(d: &mut Diagnostics, e: &toml::de::Error) {
-    let mut message = e.message().trim().to_string();
-    message.push_str(&crate::suggest::for_unknown_field(&message));
-    d.at(e.span().unwrap_or(0..0), message);
+/// A structural problem (an unknown key, a wrong type), with a "did you mean" for a
+/// misspelt key.
+fn structural_problem(d: &mut Diagnostics, span: Range<usize>, message: &str) {
+    let hint = crate::suggest::for_unknown_field(message);
+    d.at(span, format!("{message}{hint}"));
 }
 
 /// One `variant.toml` of an `extends` chain.
@@ -56,8 +66,13 @@ pub(crate) struct Input {
 }
 
 /// Compiles a chain of files (the root ancestor first, the variant itself last) with
-/// overrides laid on top.
-pub(crate) fn compile(files: Vec<Input>, overrides: &[Override], dir: Option<PathBuf>) -> Result<Variant, LoadError> {
+/// overrides laid on top. `default_name` (the folder's) names a file without `name`.
+pub(crate) fn compile(
+    files: Vec<Input>,
+    overrides: &[Override],
+    dir: Option<PathBuf>,
+    default_name: Option<&str>,
+) -> Result<Variant, LoadError> {
     let mut sources = Sources::default();
     for f in files {
         sources.add(&f.label, f.text, false);
@@ -95,24 +110,50 @@ pub(crate) fn compile(files: Vec<Input>, overrides: &[Override], dir: Option<Pat
         return Err(d.finish().unwrap_err());
     }
     let data = toml::Table::deserialize(toml::de::Deserializer::from(root.clone())).unwrap_or_default();
-    let spec = match VariantFile::deserialize(toml::de::Deserializer::from(root)) {
-        Ok(s) => s,
-        Err(e) => {
-            toml_problem(&mut d, &e);
-            return Err(d.finish().unwrap_err());
-        }
+    // Every unknown key and wrong type at once; with unknown keys only, the file still
+    // means something, and its semantic problems are listed with them.
+    let structural = super::structure::deserialize::<VariantFile>(&root);
+    for (span, message) in &structural.problems {
+        structural_problem(&mut d, span.clone(), message);
+    }
+    d.quiet = structural.lost;
+    let Some(spec) = structural.value else {
+        return Err(d.finish().unwrap_err());
     };
-    let default_name = dir
-        .as_ref()
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "unnamed".into());
     let file = sources.label(nfiles - 1).to_string();
-    let variant = Compiler { d: &mut d }.build(spec, default_name, dir);
+    let name = variant_name(&mut d, spec.name.as_ref(), default_name.as_deref());
+    let variant = Compiler { d: &mut d }.build(spec, name, dir);
     d.finish()?;
     let mut variant = variant.ok_or_else(|| unreachable_problem(&file))?;
     variant.data = data;
     Ok(variant)
+}
+
+/// The variant's name: `name`, or the folder's. A name is part of paths (the saved
+/// game's folder), so it must be an identifier: `../../x` or `/tmp/x` is refused here.
+fn variant_name(d: &mut Diagnostics, written: Option<&Spanned<String>>, default: Option<&str>) -> String {
+    const RULE: &str = "a variant's name is 1 to 64 letters, digits, `-` and `_`, starting with a letter or digit";
+    match written {
+        Some(n) if is_name(n.get_ref()) => n.get_ref().clone(),
+        Some(n) => {
+            d.at(n.span(), format!("`{}` is not a variant name: {RULE}", n.get_ref().escape_debug()));
+            "unnamed".into()
+        }
+        None => match default {
+            None => "unnamed".into(),
+            Some(f) if is_name(f) => f.to_string(),
+            Some(f) => {
+                d.at(
+                    0..0,
+                    format!(
+                        "the folder's name `{}` is not a variant name ({RULE}): rename the folder or give `name = \"...\"`",
+                        f.escape_debug()
+                    ),
+                );
+                "unnamed".into()
+            }
+        },
+    }
 }
 
 /// The FEN of an empty board of this shape (the placeholder setup of turn models that
@@ -145,7 +186,7 @@ impl Compiler<'_, '_> {
 
     /// Builds the variant; returns `None` when a problem makes that impossible (the
     /// problems are in the diagnostics).
-    fn build(&mut self, spec: VariantFile, default_name: String, dir: Option<PathBuf>) -> Option<Variant> {
+    fn build(&mut self, spec: VariantFile, name: String, dir: Option<PathBuf>) -> Option<Variant> {
         let geometry = match Geometry::new(*spec.board.files.get_ref(), *spec.board.ranks.get_ref()) {
             Ok(g) => g,
             Err(e) => {
@@ -305,7 +346,7 @@ impl Compiler<'_, '_> {
         };
 
         let variant = Variant {
-            name: spec.name.unwrap_or(default_name),
+            name,
             title: spec.title.unwrap_or_default(),
             summary: spec.summary.unwrap_or_default(),
             turns: turns.unwrap_or(TurnModel::Alternate),
@@ -483,7 +524,7 @@ impl Compiler<'_, '_> {
             },
             VectorSpec::List(list) => {
                 let mut out = Vec::new();
-                for &[dx, dy] in list {
+                for &schema::Pair(dx, dy) in list {
                     if (dx, dy) == (0, 0) || dx.abs() > 15 || dy.abs() > 15 {
                         self.err(
                             span.clone(),
@@ -608,21 +649,25 @@ impl Compiler<'_, '_> {
         let mut shapes = Vec::new();
         for (name, sh) in spec.shapes.iter() {
             let s = sh.get_ref();
-            let offsets = |list: &[[i32; 2]]| {
-                list.iter().map(|&[x, y]| (x.clamp(-15, 15) as i8, y.clamp(-15, 15) as i8)).collect::<Vec<_>>()
+            let mut offsets = |list: &[schema::Pair]| {
+                let mut out = Vec::new();
+                for &schema::Pair(x, y) in list {
+                    if x.abs() > 15 || y.abs() > 15 {
+                        self.err(sh.span(), format!("shape `{name}`: offset [{x}, {y}] must be within -15..15"));
+                    } else {
+                        out.push((x as i8, y as i8));
+                    }
+                }
+                out
             };
+            let (any, orthogonal, diagonal) = (offsets(&s.any), offsets(&s.orthogonal), offsets(&s.diagonal));
             if s.any.is_empty() && s.orthogonal.is_empty() && s.diagonal.is_empty() {
                 self.err(
                     sh.span(),
                     format!("shape `{name}` has no squares (give `any`, `orthogonal` or `diagonal` offsets)"),
                 );
             }
-            shapes.push(AreaShape {
-                name: name.clone(),
-                any: offsets(&s.any),
-                orthogonal: offsets(&s.orthogonal),
-                diagonal: offsets(&s.diagonal),
-            });
+            shapes.push(AreaShape { name: name.clone(), any, orthogonal, diagonal });
         }
         let Some(c) = &spec.combat else {
             for (name, piece) in spec.pieces.iter() {
