@@ -161,3 +161,16 @@ fn the_turn_model_is_named_in_turns_and_only_alternate_needs_a_setup() {
     assert!(p[0].starts_with("bad.toml:2:9: unknown turn model `solitaire`"), "{p:?}");
     assert_eq!(Variant::load("standard").unwrap().turns, TurnModel::Alternate);
 }
+
+#[test]
+fn a_vector_is_two_numbers_and_a_shape_offset_stays_near_the_board() {
+    // serde alone reads [1, 2, 3] as [1, 2]; the loader refuses it.
+    let p = problems(Variant::load_with("chessception", &set(&["shapes.cone.orthogonal=[[1, 2, 3]]"])));
+    assert_eq!(p, ["--set shapes.cone.orthogonal=[[1, 2, 3]]: invalid length 3, expected a pair [dx, dy]"]);
+    // Offsets were clamped to ±15 without a word; now each is refused at its place.
+    let p = problems(Variant::load_with("chessception", &set(&["shapes.cone.any=[[1, 0], [20, -1]]"])));
+    assert_eq!(p, ["--set shapes.cone.any=[[1, 0], [20, -1]]: shape `cone`: offset [20, -1] must be within -15..15"]);
+    let v = Variant::load_with("chessception", &set(&["shapes.cone.any=[[15, -15]]"])).unwrap();
+    let cone = &v.combat.as_ref().unwrap().shapes.iter().find(|s| s.name == "cone").unwrap().any;
+    assert_eq!(cone, &[(15, -15)]);
+}

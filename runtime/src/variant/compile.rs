@@ -649,11 +649,12 @@ impl Compiler<'_, '_> {
         let mut shapes = Vec::new();
         for (name, sh) in spec.shapes.iter() {
             let s = sh.get_ref();
-            let mut offsets = |list: &[schema::Pair]| {
+            let mut offsets = |list: &[Spanned<schema::Pair>]| {
                 let mut out = Vec::new();
-                for &schema::Pair(x, y) in list {
+                for p in list {
+                    let schema::Pair(x, y) = *p.get_ref();
                     if x.abs() > 15 || y.abs() > 15 {
-                        self.err(sh.span(), format!("shape `{name}`: offset [{x}, {y}] must be within -15..15"));
+                        self.err(p.span(), format!("shape `{name}`: offset [{x}, {y}] must be within -15..15"));
                     } else {
                         out.push((x as i8, y as i8));
                     }

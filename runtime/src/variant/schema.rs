@@ -426,11 +426,11 @@ pub struct CombatSpec {
 #[serde(deny_unknown_fields)]
 pub struct ShapeSpec {
     #[serde(default)]
-    pub any: Vec<Pair>,
+    pub any: Vec<Spanned<Pair>>,
     #[serde(default)]
-    pub orthogonal: Vec<Pair>,
+    pub orthogonal: Vec<Spanned<Pair>>,
     #[serde(default)]
-    pub diagonal: Vec<Pair>,
+    pub diagonal: Vec<Spanned<Pair>>,
 }
 
 #[derive(Debug, Deserialize)]
