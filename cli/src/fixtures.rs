@@ -262,7 +262,7 @@ mod tests {
         for (file, snap) in
             [("castling.toml", "castling.snap"), ("..toml", "..snap"), ("...toml", "...snap"), ("a b.toml", "a b.snap")]
         {
-            assert_eq!(snapshot_file(&dir.join(file)).unwrap(), dir.join("snapshots").join(snap), "{file}");
+            assert_eq!(snapshot_file(&dir.join(file)).ok(), Some(dir.join("snapshots").join(snap)), "{file}");
         }
     }
 }

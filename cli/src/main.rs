@@ -29,7 +29,7 @@ struct Cli {
 /// A variant, with overrides.
 #[derive(clap::Args, Clone)]
 struct VariantArg {
-    /// A variant name (in VARIA_PATH, ./scripts or built in) or a path to a variant folder.
+    /// A variant name (under scripts/ or VARIA_PATH) or a path to a variant folder.
     variant: String,
     /// Override any value of variant.toml for this run, type-checked like the file
     /// (repeatable): --set pieces.queen.value=950
@@ -112,7 +112,6 @@ enum Command {
 }
 
 /// A failure to report: message on stderr, exit code 1.
-#[derive(Debug)]
 struct Fail(String);
 
 impl<E: std::fmt::Display> From<E> for Fail {

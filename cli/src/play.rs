@@ -634,7 +634,7 @@ mod tests {
     #[test]
     fn the_save_slot_stays_in_the_data_folder() {
         let data = std::path::Path::new("/data/varia");
-        assert_eq!(slot_path(data, "decachess").unwrap(), data.join("decachess/save.json"));
+        assert_eq!(slot_path(data, "decachess").ok(), Some(data.join("decachess/save.json")));
         for hostile in ["../../x", "/tmp/x", "..", "", "a/b", "a\\b", "x\0y"] {
             assert!(slot_path(data, hostile).is_err(), "{hostile:?}");
         }

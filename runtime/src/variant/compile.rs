@@ -120,9 +120,10 @@ pub(crate) fn compile(
     let Some(spec) = structural.value else {
         return Err(d.finish().unwrap_err());
     };
+    // The name, checked: it becomes part of paths (the saved game's folder).
+    let default_name = variant_name(&mut d, spec.name.as_ref(), default_name);
     let file = sources.label(nfiles - 1).to_string();
-    let name = variant_name(&mut d, spec.name.as_ref(), default_name.as_deref());
-    let variant = Compiler { d: &mut d }.build(spec, name, dir);
+    let variant = Compiler { d: &mut d }.build(spec, default_name, dir);
     d.finish()?;
     let mut variant = variant.ok_or_else(|| unreachable_problem(&file))?;
     variant.data = data;
