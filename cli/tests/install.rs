@@ -88,11 +88,7 @@ fn check_installed(bin: &Path, scratch: &Path) {
 
     let o = run(&["check", "nothing-here"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        text(&o).contains("looked in: ./scripts (no such folder), the built-in variants"),
-        "{}",
-        text(&o)
-    );
+    assert!(text(&o).contains("looked in: ./scripts (no such folder), the built-in variants"), "{}", text(&o));
 }
 
 #[test]

@@ -9,54 +9,12 @@ use toml::Spanned;
 
 use serde::Deserialize;
 
+use super::diagnostics::{Diagnostics, structural_problem, variant_name};
 use super::schema::{self, VariantFile, VectorSpec};
 use super::source::{self, Override, Sources};
 use super::*;
 use crate::error::{LoadError, Problem};
 use crate::piece::MAX_KINDS;
-
-/// Collects problems with their places.
-pub(crate) struct Diagnostics<'a> {
-    pub sources: &'a Sources,
-    pub problems: Vec<Problem>,
-    /// Places whose complaints are left out: tables that lost an unknown key.
-    pub quiet: Vec<Range<usize>>,
-}
-
-impl<'a> Diagnostics<'a> {
-    pub fn new(sources: &'a Sources) -> Self {
-        Diagnostics { sources, problems: Vec::new(), quiet: Vec::new() }
-    }
-
-    pub fn at(&mut self, span: Range<usize>, message: impl Into<String>) {
-        if !self.quiet.contains(&span) {
-            self.problems.push(self.sources.problem(span, message));
-        }
-    }
-
-    pub fn finish(self) -> Result<(), LoadError> {
-        if self.problems.is_empty() {
-            Ok(())
-        } else {
-            // Files in merge order, then by position; overrides last.
-            let order = |file: &str| (0..self.sources.len()).position(|i| self.sources.label(i) == file);
-            let mut keyed: Vec<_> = self
-                .problems
-                .into_iter()
-                .map(|p| ((p.file.starts_with("--set"), order(&p.file), p.line, p.col), p))
-                .collect();
-            keyed.sort_by(|a, b| a.0.cmp(&b.0));
-            Err(LoadError::Invalid { problems: keyed.into_iter().map(|(_, p)| p).collect() })
-        }
-    }
-}
-
-/// A structural problem (an unknown key, a wrong type), with a "did you mean" for a
-/// misspelt key.
-fn structural_problem(d: &mut Diagnostics, span: Range<usize>, message: &str) {
-    let hint = crate::suggest::for_unknown_field(message);
-    d.at(span, format!("{message}{hint}"));
-}
 
 /// One `variant.toml` of an `extends` chain.
 pub(crate) struct Input {
@@ -128,33 +86,6 @@ pub(crate) fn compile(
     let mut variant = variant.ok_or_else(|| unreachable_problem(&file))?;
     variant.data = data;
     Ok(variant)
-}
-
-/// The variant's name: `name`, or the folder's. A name is part of paths (the saved
-/// game's folder), so it must be an identifier: `../../x` or `/tmp/x` is refused here.
-fn variant_name(d: &mut Diagnostics, written: Option<&Spanned<String>>, default: Option<&str>) -> String {
-    const RULE: &str = "a variant's name is 1 to 64 letters, digits, `-` and `_`, starting with a letter or digit";
-    match written {
-        Some(n) if is_name(n.get_ref()) => n.get_ref().clone(),
-        Some(n) => {
-            d.at(n.span(), format!("`{}` is not a variant name: {RULE}", n.get_ref().escape_debug()));
-            "unnamed".into()
-        }
-        None => match default {
-            None => "unnamed".into(),
-            Some(f) if is_name(f) => f.to_string(),
-            Some(f) => {
-                d.at(
-                    0..0,
-                    format!(
-                        "the folder's name `{}` is not a variant name ({RULE}): rename the folder or give `name = \"...\"`",
-                        f.escape_debug()
-                    ),
-                );
-                "unnamed".into()
-            }
-        },
-    }
 }
 
 /// The FEN of an empty board of this shape (the placeholder setup of turn models that

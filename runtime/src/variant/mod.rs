@@ -6,6 +6,7 @@
 
 mod builtin;
 mod compile;
+mod diagnostics;
 mod load;
 mod reload;
 mod schema;
