@@ -196,3 +196,23 @@ fn a_name_from_data_never_decides_where_files_go() {
     entries.sort();
     assert_eq!(entries, ["v0", "v1", "v2"]);
 }
+
+#[test]
+fn watching_a_built_in_variant_says_there_is_no_file() {
+    let dir = scratch("watch");
+    let o = varia_in(&dir, None, &["watch", "standard", "--changes", "0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("standard is built in: no files to watch (copy its folder under ./scripts to edit it)"),
+        "{}",
+        stdout(&o)
+    );
+    // With a bad override there is no save to wait for: the error, and exit 1.
+    let o = varia_in(&dir, None, &["watch", "standard", "--set", "board.files=x", "--changes", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("error: --set board.files=x: invalid type: string \"x\", expected u32"),
+        "{}",
+        stderr(&o)
+    );
+}

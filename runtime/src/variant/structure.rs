@@ -118,7 +118,11 @@ fn isolate<T: DeserializeOwned>(
     let mut failing: Vec<Step> = Vec::new();
     for (step, key_span, child) in children(node) {
         let Err(e) = de::<T>(cut(root, path, &Keep::Only(&step))) else { continue };
-        let Some(span) = e.span().filter(|s| *s != CUT) else { continue };
+        let span = match e.span() {
+            Some(s) if s == CUT => continue,
+            Some(s) => s,
+            None => 0..0,
+        };
         failing.push(step.clone());
         path.push(step);
         let before = found.len();
