@@ -34,14 +34,11 @@ impl<'a> Diagnostics<'a> {
             Ok(())
         } else {
             // Files in merge order, then by position; overrides last.
-            let order = |file: &str| (0..self.sources.len()).position(|i| self.sources.label(i) == file);
-            let mut keyed: Vec<_> = self
-                .problems
-                .into_iter()
-                .map(|p| ((p.file.starts_with("--set"), order(&p.file), p.line, p.col), p))
-                .collect();
-            keyed.sort_by(|a, b| a.0.cmp(&b.0));
-            Err(LoadError::Invalid { problems: keyed.into_iter().map(|(_, p)| p).collect() })
+            let sources = self.sources;
+            let order = |file: &str| (0..sources.len()).position(|i| sources.label(i) == file);
+            let mut problems = self.problems;
+            problems.sort_by_key(|p| (p.file.starts_with("--set"), order(&p.file), p.line, p.col));
+            Err(LoadError::Invalid { problems })
         }
     }
 }
