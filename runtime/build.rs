@@ -43,8 +43,11 @@ fn files_of(dir: &Path, prefix: &str, out: &mut Vec<(String, PathBuf)>) {
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let scripts = manifest.join("..").join("scripts");
-    // A directory is watched whole: a new variant folder, or any edit, rebuilds.
-    println!("cargo:rerun-if-changed={}", scripts.display());
+    // A directory is watched whole: a new variant folder, or any edit, rebuilds. (A path
+    // that does not exist would rerun this on every build: the crate built on its own.)
+    if scripts.is_dir() {
+        println!("cargo:rerun-if-changed={}", scripts.display());
+    }
     println!("cargo:rerun-if-changed=build.rs");
 
     let mut variants: Vec<(String, Vec<(String, PathBuf)>)> = Vec::new();
