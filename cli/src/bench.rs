@@ -360,11 +360,12 @@ fn selfplay(args: &BenchArgs) -> Result<(), Fail> {
 fn load(args: &BenchArgs) -> Result<(), Fail> {
     let runs = args.runs.max(5);
     println!("{:<22} {:>12}", "variant", "load ms");
-    for (name, path) in varia::variant::known_variants() {
+    for found in varia::variant::known_variants() {
+        let name = found.name;
         let mut samples = Vec::new();
         for _ in 0..runs {
             let t = Instant::now();
-            Variant::load(path.to_str().unwrap_or(&name))?;
+            Variant::load_origin(&found.origin, &[])?;
             samples.push(t.elapsed().as_secs_f64() * 1e3);
         }
         println!("{name:<22} {:>12.2}", median(samples));

@@ -58,7 +58,7 @@ struct Start {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the variants found under scripts/ and VARIA_PATH.
+    /// List the variants (VARIA_PATH, ./scripts, built in): name, origin, summary.
     List,
     /// Load and validate variants: prints `ok`, or one `path:line:col: message` per problem.
     Check {
@@ -212,20 +212,30 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::List => {
             let known = varia::variant::known_variants();
             if known.is_empty() {
-                eprintln!("no variants found; searched: {:?}", varia::variant::search_path());
+                eprintln!("no variants found; looked in: {}", varia::variant::looked_in().join(", "));
             }
-            for (name, path) in known {
-                let title = Variant::load(path.to_str().unwrap_or(&name))
-                    .map(|v| v.title.clone())
-                    .unwrap_or_else(|_| "(does not load: run `varia check`)".into());
-                println!("{name:<16} {title}");
+            let rows: Vec<(String, String, String)> = known
+                .into_iter()
+                .map(|found| {
+                    let about = match Variant::load_origin(&found.origin, &[]) {
+                        Ok(v) if !v.summary.is_empty() => v.summary.clone(),
+                        Ok(v) => v.title.clone(),
+                        Err(_) => format!("(does not load: run `varia check {}`)", found.name),
+                    };
+                    (found.name, found.origin.to_string(), about)
+                })
+                .collect();
+            let name_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+            let from_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+            for (name, from, about) in rows {
+                println!("{name:<name_w$}  {from:<from_w$}  {about}");
             }
             Ok(())
         }
         Command::Check { variants, set } => {
             let overrides = set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
             let names: Vec<String> = if variants.is_empty() {
-                varia::variant::known_variants().into_iter().map(|(n, _)| n).collect()
+                varia::variant::known_variants().into_iter().map(|f| f.name).collect()
             } else {
                 variants
             };

@@ -197,9 +197,22 @@ mod clipboard {
     }
 }
 
+/// The saved-state slot of a variant: `<data folder>/<name>/save.json`. The loader only
+/// accepts identifiers as names; this refuses anything else too (a variant built by an
+/// embedder), so no name can put the file outside the data folder.
+fn slot_path(data: &std::path::Path, name: &str) -> Result<PathBuf, Fail> {
+    if !varia::variant::is_name(name) {
+        return Err(Fail(format!(
+            "`{}` is not a variant name: it cannot name a saved-game folder",
+            name.escape_debug()
+        )));
+    }
+    Ok(data.join(name).join("save.json"))
+}
+
 impl Panel {
-    fn save_file(&self) -> PathBuf {
-        data_dir().join(&self.variant.name).join("save.json")
+    fn save_file(&self) -> Result<PathBuf, Fail> {
+        slot_path(&data_dir(), &self.variant.name)
     }
 
     fn restart(&mut self) {
@@ -406,7 +419,7 @@ impl Panel {
                 }
             }
             "save" => {
-                let f = self.save_file();
+                let f = self.save_file()?;
                 let state = json!({
                     "panel": {"mode": self.play_as.mode(), "as": self.play_as.name(), "level": self.level, "seed": self.seed},
                     "game": self.game.snapshot(),
@@ -417,7 +430,7 @@ impl Panel {
                 let _ = writeln!(out, "saved to {} (the one slot; saving again overwrites it)", f.display());
             }
             "load" => {
-                let f = self.save_file();
+                let f = self.save_file()?;
                 match load_state(&self.variant, &f) {
                     Ok((game, play_as, level)) => {
                         self.game = game;
@@ -611,5 +624,19 @@ pub fn run(args: PlayArgs) -> Result<(), Fail> {
             return Ok(());
         }
         panel.ai_turns(&mut out)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_save_slot_stays_in_the_data_folder() {
+        let data = std::path::Path::new("/data/varia");
+        assert_eq!(slot_path(data, "decachess").ok(), Some(data.join("decachess/save.json")));
+        for hostile in ["../../x", "/tmp/x", "..", "", "a/b", "a\\b", "x\0y"] {
+            assert!(slot_path(data, hostile).is_err(), "{hostile:?}");
+        }
     }
 }

@@ -4,12 +4,15 @@
 //! every game of it. It holds the rules in the designer's terms (kinds, atoms, regions,
 //! castling entries, draw rules) and the precomputed move tables for its board width.
 
+mod builtin;
 mod compile;
+mod diagnostics;
 mod load;
 mod reload;
 mod schema;
 mod solo;
 mod source;
+pub(crate) mod structure;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,10 +22,21 @@ use crate::geometry::{Geometry, Offset, Square};
 use crate::movegen::tables::Tables;
 use crate::piece::{KindId, Side};
 
-pub use load::{Script, find, known_variants, search_path};
+pub use builtin::{BuiltIn, built_in, built_in_named};
+pub use load::{Found, Origin, Script, find, known_variants, looked_in, search_path};
 pub use reload::Reloader;
 pub use solo::{DuelRules, Generation, LayerPiece, Level, SoloRules};
 pub use source::Override;
+
+/// Whether `s` can name a variant: 1 to 64 ASCII letters, digits, `-` and `_`, starting
+/// with a letter or digit. A name becomes part of paths (a saved game's folder), so it
+/// can never climb out of a folder or be absolute.
+pub fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.len() <= 64
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
 
 /// A compiled variant, ready to play.
 pub struct Variant {
@@ -413,10 +427,15 @@ impl Variant {
         }
     }
 
-    /// Loads a variant by name (searched under `scripts/` and `VARIA_PATH`) or by path
-    /// to its folder or `variant.toml`.
+    /// Loads a variant by name (searched in the folders of `VARIA_PATH`, then `./scripts`,
+    /// then among the built-in variants) or by path to its folder or `variant.toml`.
     pub fn load(name_or_path: &str) -> Result<Arc<Variant>, crate::LoadError> {
         load::load(name_or_path, &[]).map(Arc::new)
+    }
+
+    /// Loads the variant at `origin` (as found by [`find`] or [`known_variants`]).
+    pub fn load_origin(origin: &Origin, overrides: &[Override]) -> Result<Arc<Variant>, crate::LoadError> {
+        load::load_from(origin, overrides).map(Arc::new)
     }
 
     /// Like [`Variant::load`], with `--set KEY=VALUE` overrides laid on top.
