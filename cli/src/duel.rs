@@ -44,9 +44,17 @@ pub struct DuelArgs {
     pub clock: String,
 }
 
-/// The ratings file of a variant.
-fn ratings_file(variant: &str) -> PathBuf {
-    crate::play::data_dir().join(variant).join("ratings.json")
+/// The ratings file of a variant: `<data>/<variant>/ratings.json`. The variant's name
+/// comes from its TOML (`name = …`), so one that would leave the data folder is refused.
+fn ratings_file(variant: &str) -> Result<PathBuf, Fail> {
+    let plain = !variant.is_empty()
+        && !variant.starts_with('.')
+        && !variant.contains(['/', '\\', ':'])
+        && !variant.chars().any(char::is_control);
+    if !plain {
+        return Err(Fail(format!("the variant's name `{variant}` cannot name a folder for its ratings")));
+    }
+    Ok(crate::play::data_dir().join(variant).join("ratings.json"))
 }
 
 /// The ratings table, empty if there is none yet; a damaged file is refused.
@@ -116,7 +124,7 @@ pub fn run(a: DuelArgs) -> Result<(), Fail> {
     if a.seed.is_none() && a.board.is_none() {
         return Err(Fail("a duel is played on one board for both: give --seed S (or --board \"…\")".into()));
     }
-    let file = ratings_file(&variant.name);
+    let file = ratings_file(&variant.name)?;
     let mut ratings = load_ratings(&file)?;
     let mut clock = clock_source(&a.clock)?;
     let start = start_game(&forge, a.level.as_deref(), a.seed, a.board.as_deref(), a.raw)?.into_duel()?;

@@ -346,4 +346,18 @@ fn a_damaged_ratings_file_is_refused_and_kept() {
     assert!(stderr(&o).contains("give --seed S (or --board"), "{}", stderr(&o));
     let o = varia(&["duel", "standard", "--seed", "1"]);
     assert_eq!(o.status.code(), Some(1));
+    // A variant whose name would lead the ratings out of the data folder is refused.
+    let v = data.join("escape");
+    std::fs::create_dir_all(&v).unwrap();
+    let toml =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/chessic/variant.toml")).unwrap();
+    std::fs::write(v.join("variant.toml"), format!("name = \"../../escape\"\n{toml}")).unwrap();
+    let b = vec!["111"; 36].join(" ");
+    let o = run(&["duel", v.to_str().unwrap(), "--board", &b, "--clock", "manual"], "", &data);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("the variant's name `../../escape` cannot name a folder for its ratings"),
+        "{}",
+        stderr(&o)
+    );
 }
