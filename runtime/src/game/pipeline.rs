@@ -200,7 +200,7 @@ impl Game {
 
         let mut reported = events.len();
         let before_make = events.len();
-        let acting = self.core.piece_at(action.from).map(|p| p.kind);
+        let acting = self.variant.scoring.as_ref().and_then(|_| self.core.piece_at(action.from)).map(|p| p.kind);
         if defines(Hook::OnDamage) {
             // on_damage reads the game as it was before the action (the position is being
             // changed while it runs) and returns the amount to apply.

@@ -23,10 +23,11 @@ impl Game {
         text: &str,
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
-        let variant = self.variant.clone();
-        let Some(rules) = variant.scoring.as_ref() else {
+        if self.variant.scoring.is_none() {
             return Ok(());
-        };
+        }
+        let variant = self.variant.clone();
+        let rules = variant.scoring.as_ref().expect("checked just above");
         let fed: Vec<KindId> = match rules.feed {
             Feed::Moved => acting.into_iter().collect(),
             Feed::Captured => events
