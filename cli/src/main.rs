@@ -6,8 +6,10 @@
 
 mod ai;
 mod bench;
+mod duel;
 mod fixtures;
 mod play;
+mod play_solo;
 mod solo;
 mod watch;
 
@@ -115,6 +117,8 @@ enum Command {
     Watch(watch::WatchArgs),
     /// Play in the terminal, with the control panel (AI level, undo, copy/paste, save/load…).
     Play(play::PlayArgs),
+    /// A solo duel: two players (or one against the computer) on the same board, Elo ratings.
+    Duel(duel::DuelArgs),
     /// The computer player's action (last line of output: the action alone).
     Move(ai::MoveArgs),
     /// Two levels of the computer player play a match with alternating colours.
@@ -137,7 +141,7 @@ fn main() -> ExitCode {
     // interactive commands, which write to helper programs (the clipboard) that may
     // close early: there a closed pipe is an error to report.
     #[cfg(unix)]
-    if !matches!(cli.command, Command::Play(_) | Command::Watch(_)) {
+    if !matches!(cli.command, Command::Play(_) | Command::Duel(_) | Command::Watch(_)) {
         // SAFETY: restores the default action of SIGPIPE before any thread is started.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -326,6 +330,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Fixtures(args) => fixtures::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Play(args) => play::run(args),
+        Command::Duel(args) => duel::run(args),
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => ai::run_match(args),
     }

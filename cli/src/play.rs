@@ -43,6 +43,20 @@ pub struct PlayArgs {
     /// and pasted move lists are played from it).
     #[arg(long)]
     fen: Option<String>,
+    /// Solo boards: the level (its pool and rules); default: the variant's first. With
+    /// a solo board, --seed deals the board.
+    #[arg(long)]
+    level: Option<String>,
+    /// Solo boards: the board as text, one stack per square a1, b1, … (instead of --seed).
+    #[arg(long, conflicts_with = "fen")]
+    board: Option<String>,
+    /// Solo boards: deal the seed's raw board, even if it cannot be forged.
+    #[arg(long)]
+    raw: bool,
+    /// Solo boards: where time comes from, system or manual (time moves only with
+    /// `wait SECONDS`, for scripted sessions).
+    #[arg(long, default_value = "system")]
+    clock: String,
 }
 
 /// Who plays which side.
@@ -113,7 +127,7 @@ Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's mo
 /// Where varia keeps its files for a user: `$VARIA_DATA_DIR`, else the platform's data
 /// folder (`$XDG_DATA_HOME/varia`, `~/.local/share/varia`, `~/Library/Application
 /// Support/varia`, `%APPDATA%\varia`).
-fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("VARIA_DATA_DIR") {
         return PathBuf::from(d);
     }
@@ -576,6 +590,25 @@ fn load_state(v: &Arc<Variant>, f: &PathBuf) -> Result<(Game, PlayAs, String), S
 pub fn run(args: PlayArgs) -> Result<(), Fail> {
     let overrides = args.set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
     let variant = Variant::load_with(&args.variant, &overrides)?;
+    if variant.turns == varia::variant::TurnModel::Solo {
+        if args.fen.is_some() {
+            return Err(Fail(format!("`{}` is a solo variant: give --board or --seed, not --fen", variant.name)));
+        }
+        let o = crate::play_solo::SoloOptions {
+            level: args.level,
+            seed: args.seed,
+            board: args.board,
+            raw: args.raw,
+            clock: args.clock,
+        };
+        return crate::play_solo::run(variant, o);
+    }
+    if args.level.is_some() || args.board.is_some() || args.raw {
+        return Err(Fail(format!(
+            "--level, --board and --raw are for solo boards; `{}` is played by two sides (its AI level is --ai)",
+            variant.name
+        )));
+    }
     let play_as = PlayAs::parse(&args.play_as)
         .ok_or_else(|| Fail(format!("--as must be white, black, both or none, not `{}`", args.play_as)))?;
     let level = level_name(&variant, &args.ai).map_err(Fail)?;

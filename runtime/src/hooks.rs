@@ -119,6 +119,8 @@ pub struct RuleState {
     pub royal_arrivals: [Vec<(Square, u32)>; 2],
     /// Game time that has passed, in milliseconds (an input: `Game::set_elapsed`).
     pub elapsed_ms: u64,
+    /// Each side's score from the `[scoring]` tables (`game/score.rs`), once fed.
+    pub table: Option<Box<[crate::scoring::ScoreState; 2]>>,
 }
 
 impl RuleState {
@@ -130,6 +132,7 @@ impl RuleState {
             declared: None,
             royal_arrivals: [Vec::new(), Vec::new()],
             elapsed_ms: 0,
+            table: None,
         }
     }
 }

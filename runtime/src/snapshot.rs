@@ -10,6 +10,10 @@
 //!   "history": {"start": "<FEN>", "moves": ["e2-e4"]} }
 //! ```
 //!
+//! A variant with `[scoring]` adds `"score": {"white": {...}, "black": {...}}`, each
+//! side's breakdown in tenths (`strike_points`, one key per run and sequence, `layer`,
+//! `total`, `chain`, `<run>_run`).
+//!
 //! Reading: with `history`, the game is replayed from `start` (so undo and repetition
 //! work as before), and the position fields, if present, must agree with the replay.
 //! Without it, the position comes from `pieces` and the other fields, or from `fen`.
@@ -59,6 +63,9 @@ impl Game {
         o.insert("events".into(), Value::Array(self.last_events().iter().map(|e| e.to_json(v)).collect()));
         let moves = self.history_text();
         o.insert("history".into(), json!({"start": self.start_fen(), "moves": moves}));
+        if let Some(score) = self.table_scores_json() {
+            o.insert("score".into(), score);
+        }
         if v.combat.is_some()
             && let Some(Value::Array(pieces)) = o.get_mut("pieces")
         {
@@ -151,6 +158,16 @@ impl Game {
                 Game::from_setup(variant.clone(), setup)
             }
         };
+        // The tables' scores follow from the history: a snapshot that says otherwise is refused.
+        if let (Some(claimed), Some(replayed)) = (obj.get("score"), game.table_scores_json())
+            && claimed != &replayed
+        {
+            return Err(SnapshotError::Mismatch {
+                field: "score".into(),
+                found: claimed.to_string(),
+                replayed: replayed.to_string(),
+            });
+        }
         if let Some(o) = obj.get("outcome").filter(|o| !o.is_null()) {
             let claimed = Outcome::from_json(o).ok_or_else(|| field("outcome", "expected {result, winner, reason}"))?;
             if game.outcome().as_ref() != Some(&claimed) {

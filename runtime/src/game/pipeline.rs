@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! before_action ─► core applies the action ─► on_removed (each piece that left)
-//!   ─► after_action ─► score ─► on_turn_end ─► judge (core rules, then check_outcome)
+//!   ─► after_action ─► score ─► on_turn_end ─► the [scoring] tables ─► judge (core rules,
+//!   then check_outcome)
 //! ```
 //!
 //! Every hook acts through commands that emit events. If any hook fails, the position,
@@ -199,6 +200,7 @@ impl Game {
 
         let mut reported = events.len();
         let before_make = events.len();
+        let acting = self.variant.scoring.as_ref().and_then(|_| self.core.piece_at(action.from)).map(|p| p.kind);
         if defines(Hook::OnDamage) {
             // on_damage reads the game as it was before the action (the position is being
             // changed while it runs) and returns the amount to apply.
@@ -251,6 +253,7 @@ impl Game {
             }
         }
 
+        self.score_action(mover, acting, &text, events)?;
         self.hashes.push(self.core.hash());
         let outcome = self.judge().map_err(RuleError::Script)?;
         if let Some(o) = &outcome {
