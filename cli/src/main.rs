@@ -8,6 +8,7 @@ mod ai;
 mod bench;
 mod fixtures;
 mod play;
+mod realm;
 mod watch;
 
 use std::path::PathBuf;
@@ -109,6 +110,8 @@ enum Command {
     Move(ai::MoveArgs),
     /// Two levels of the computer player play a match with alternating colours.
     Match(ai::MatchArgs),
+    /// A world of boards: resolve a round (`varia realm resolve --state S --orders O`).
+    Realm(realm::RealmArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -262,5 +265,6 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Play(args) => play::run(args),
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => ai::run_match(args),
+        Command::Realm(args) => realm::run(args),
     }
 }

@@ -32,6 +32,7 @@ pub mod search;
 pub mod snapshot;
 pub(crate) mod suggest;
 pub mod variant;
+pub mod world;
 
 pub use action::{Action, ActionKind};
 pub use error::{LoadError, Problem};
@@ -39,6 +40,7 @@ pub use event::Event;
 pub use game::{Game, RuleError};
 pub use geometry::{Geometry, Square};
 pub use hooks::{Hook, HookGame, Hooks, ScriptError};
+pub use mechanics::reserve;
 pub use notation::fen::{FenError, Setup};
 pub use outcome::{GameResult, Outcome, Reason};
 pub use piece::{KindId, Piece, Side};

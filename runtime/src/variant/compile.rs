@@ -304,6 +304,8 @@ impl Compiler<'_, '_> {
             (None, _) => None,
         };
 
+        let tile = (geometry.files as i32, geometry.ranks as i32);
+        let (reserve, world) = super::world_rules::compile(&spec, turns, &kinds, &regions, tile, self.d);
         let variant = Variant {
             name: spec.name.unwrap_or(default_name),
             title: spec.title.unwrap_or_default(),
@@ -322,6 +324,8 @@ impl Compiler<'_, '_> {
             hooks: None,
             combat,
             clock,
+            reserve,
+            world,
             scripting: ScriptLimits {
                 memory_limit_mb: *spec.scripting.memory_limit_mb.get_ref(),
                 instruction_limit: *spec.scripting.instruction_limit.get_ref(),

@@ -9,6 +9,8 @@ mod load;
 mod reload;
 mod schema;
 mod source;
+mod world_rules;
+mod world_schema;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,6 +23,7 @@ use crate::piece::{KindId, Side};
 pub use load::{Script, find, known_variants, search_path};
 pub use reload::Reloader;
 pub use source::Override;
+pub use world_rules::{DropZone, Phase, ReserveRule, WorldRules};
 
 /// A compiled variant, ready to play.
 pub struct Variant {
@@ -53,6 +56,10 @@ pub struct Variant {
     pub combat: Option<Combat>,
     /// A game clock: the game ends when the time is up.
     pub clock: Option<ClockRule>,
+    /// Pieces held off the board (`[reserve]`).
+    pub reserve: Option<ReserveRule>,
+    /// A world of boards played with simultaneous orders (`[world]`).
+    pub world: Option<Arc<WorldRules>>,
     pub(crate) tables: AnyTables,
 }
 
@@ -399,6 +406,8 @@ impl Variant {
             data: self.data.clone(),
             combat: self.combat.clone(),
             clock: self.clock,
+            reserve: self.reserve.clone(),
+            world: self.world.clone(),
             tables: crate::movegen::tables::build_any(self),
         }
     }
