@@ -6,6 +6,7 @@
 
 mod ai;
 mod bench;
+mod bench_realm;
 mod fixtures;
 mod play;
 mod realm;

@@ -151,6 +151,9 @@ pub(crate) fn compile(
             }
         }
     }
+    if *ws.max_other_boards.get_ref() > 8 {
+        d.at(ws.max_other_boards.span(), "`max_other_boards` is 0 to 8");
+    }
     let mut bound = 0u32;
     for n in &ws.bound_to_board {
         if let Some(k) = kind_of(d, n) {

@@ -29,13 +29,12 @@ fn seed_for(seed: u64, round: u64, player: u32) -> u64 {
 pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64) -> Vec<Order> {
     let mut rng = Rng::new(seed_for(seed, realm.round, player));
     let cells = &realm.cells;
-    let occ = |p: Pos| cells.get(p);
     let tile = m.tile();
     let value = |k: KindId| m.v.kinds[k.index()].value.max(1) as i64;
     let mut out = Vec::new();
     let mut dests: Vec<Pos> = Vec::new();
-    let safe_after = |from: Option<Pos>, to: Pos, c: Cell| {
-        let mut o = Overlay { base: cells, changes: Vec::with_capacity(2) };
+    let safe_after = |occ: &dyn Fn(Pos) -> Cell, from: Option<Pos>, to: Pos, c: Cell| {
+        let mut o = Overlay { base: occ, changes: Vec::with_capacity(2) };
         if let Some(f) = from {
             o.changes.push((f, Cell::EMPTY));
         }
@@ -47,8 +46,10 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
     for &(board, p) in &realm.pending {
         let (true, Some(k)) = (p == player, royal) else { continue };
         let kc = Cell::piece(player, k);
+        let w = cells.window(board);
+        let occ = |p: Pos| w.get(p);
         let free: Vec<Pos> = board.squares(tile).filter(|&s| cells.get(s).is_empty()).collect();
-        let safe: Vec<Pos> = free.iter().copied().filter(|&s| safe_after(None, s, kc)).collect();
+        let safe: Vec<Pos> = free.iter().copied().filter(|&s| safe_after(&occ, None, s, kc)).collect();
         let pick = if safe.is_empty() { &free } else { &safe };
         if !pick.is_empty() {
             let to = pick[rng.below(pick.len() as u64) as usize];
@@ -77,7 +78,6 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
             out.push(Order::Pass { board: b });
         }
     }
-    let _ = occ;
     out
 }
 
@@ -91,11 +91,13 @@ fn board_order(
     rng: &mut Rng,
     targets: &mut Vec<(Pos, super::moves::Reach)>,
     value: &impl Fn(KindId) -> i64,
-    safe_after: &impl Fn(Option<Pos>, Pos, Cell) -> bool,
+    safe_after: &impl Fn(&dyn Fn(Pos) -> Cell, Option<Pos>, Pos, Cell) -> bool,
 ) -> Option<Order> {
     let cells = &realm.cells;
-    let occ = |p: Pos| cells.get(p);
     let tile = m.tile();
+    let w = cells.window(here[0].board(tile));
+    let occ = |p: Pos| w.get(p);
+    let safe_after = |from: Option<Pos>, to: Pos, c: Cell| safe_after(&occ, from, to, c);
     let free_dest = |t: Pos, dests: &[Pos]| !dests.contains(&t);
     // A royal piece in danger: flee to safety, or take the attacker.
     for &k in here {
@@ -119,7 +121,7 @@ fn board_order(
             }
             let c = cells.get(p);
             let a = cells.get(att);
-            if m.reach(&occ, p, c, att, Some(a), super::moves::Block::Owner(player)).is_ok()
+            if m.reaches(&occ, p, c, att, Some(a), super::moves::Block::Owner(player)).is_some()
                 && (m.is_royal(a.kind()) || m.guard(&occ, att, a).is_none())
                 && free_dest(att, dests)
             {
@@ -127,28 +129,29 @@ fn board_order(
             }
         }
     }
-    // The most valuable unguarded enemy in reach.
-    let mut best: Option<(i64, u64, Pos, Pos)> = None;
+    // Every piece's targets, found once.
+    let mut all: Vec<(Pos, Pos)> = Vec::new();
     for &p in here {
-        let c = cells.get(p);
-        m.targets(&occ, p, c, targets);
-        for &(t, _) in targets.iter() {
-            let tc = cells.get(t);
-            if tc.is_empty() || !free_dest(t, dests) {
-                continue;
-            }
-            if !m.is_royal(tc.kind()) && m.guard(&occ, t, tc).is_some() {
-                continue;
-            }
-            let gain = if m.is_royal(tc.kind()) { 1_000_000 } else { value(tc.kind()) };
-            let tie = rng.next_u64();
-            if best.is_none_or(|(g, r, _, _)| (gain, tie) > (g, r)) {
-                best = Some((gain, tie, p, t));
-            }
-        }
+        m.targets(&occ, p, cells.get(p), targets);
+        all.extend(targets.iter().map(|&(t, _)| (p, t)));
     }
-    if let Some((_, _, from, to)) = best {
-        return Some(Order::Move { from, to });
+    // The most valuable unguarded enemy in reach: candidates by value (ties in a seeded
+    // order), each guard looked up only when it is the best left.
+    let mut caps: Vec<(i64, u64, Pos, Pos)> = Vec::new();
+    for &(p, t) in &all {
+        let tc = cells.get(t);
+        if tc.is_empty() || !free_dest(t, dests) {
+            continue;
+        }
+        let gain = if m.is_royal(tc.kind()) { 1_000_000 } else { value(tc.kind()) };
+        caps.push((gain, rng.next_u64(), p, t));
+    }
+    caps.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+    for &(_, _, from, to) in &caps {
+        let tc = cells.get(to);
+        if m.is_royal(tc.kind()) || m.guard(&occ, to, tc).is_none() {
+            return Some(Order::Move { from, to });
+        }
     }
     // An own piece hanging (attacked, unguarded): move it somewhere safe.
     for &p in here {
@@ -156,10 +159,10 @@ fn board_order(
         if m.is_royal(c.kind()) || m.attacker(&occ, p, c).is_none() || m.guard(&occ, p, c).is_some() {
             continue;
         }
-        m.targets(&occ, p, c, targets);
-        let n = targets.len();
+        let mine: Vec<Pos> = all.iter().filter(|&&(f, _)| f == p).map(|&(_, t)| t).collect();
+        let n = mine.len();
         for s in 0..n.min(QUIET_TRIES) {
-            let (t, _) = targets[(s + rng.below(n as u64) as usize) % n];
+            let t = mine[(s + rng.below(n as u64) as usize) % n];
             if cells.get(t).is_empty() && free_dest(t, dests) && safe_after(Some(p), t, c) {
                 return Some(Order::Move { from: p, to: t });
             }
@@ -184,19 +187,14 @@ fn board_order(
         }
     }
     // A quiet move that does not hang the piece moved.
-    let movers: Vec<Pos> = here.iter().copied().filter(|&p| !m.is_royal(cells.get(p).kind())).collect();
+    let quiet: Vec<(Pos, Pos)> =
+        all.iter().copied().filter(|&(f, t)| !m.is_royal(cells.get(f).kind()) && cells.get(t).is_empty()).collect();
     for _ in 0..QUIET_TRIES {
-        if movers.is_empty() {
+        if quiet.is_empty() {
             break;
         }
-        let p = movers[rng.below(movers.len() as u64) as usize];
-        let c = cells.get(p);
-        m.targets(&occ, p, c, targets);
-        if targets.is_empty() {
-            continue;
-        }
-        let (t, _) = targets[rng.below(targets.len() as u64) as usize];
-        if cells.get(t).is_empty() && free_dest(t, dests) && safe_after(Some(p), t, c) {
+        let (p, t) = quiet[rng.below(quiet.len() as u64) as usize];
+        if free_dest(t, dests) && safe_after(Some(p), t, cells.get(p)) {
             return Some(Order::Move { from: p, to: t });
         }
     }

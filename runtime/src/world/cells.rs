@@ -95,6 +95,9 @@ pub struct Cells {
     boards: Vec<BoardId>,
     pub(crate) owners: Vec<u32>,
     cells: Vec<Cell>,
+    /// For 0 ≤ d < 5·width: (d / width, d % width); the same for heights.
+    xdiv: Vec<(u8, u8)>,
+    ydiv: Vec<(u8, u8)>,
 }
 
 impl Cells {
@@ -106,6 +109,8 @@ impl Cells {
             boards: Vec::new(),
             owners: Vec::new(),
             cells: Vec::new(),
+            xdiv: (0..5 * tile.0).map(|d| ((d / tile.0) as u8, (d % tile.0) as u8)).collect(),
+            ydiv: (0..5 * tile.1).map(|d| ((d / tile.1) as u8, (d % tile.1) as u8)).collect(),
         }
     }
 
@@ -179,6 +184,44 @@ impl Cells {
         &self.cells[t * self.area..(t + 1) * self.area]
     }
 
+    /// The cells of the board at this index, to write.
+    pub fn board_cells_mut(&mut self, t: usize) -> &mut [Cell] {
+        &mut self.cells[t * self.area..(t + 1) * self.area]
+    }
+
+    /// A view of the boards within 2 boards of `center` (every lookup inside it
+    /// is an array index, not a hash lookup; outside it falls back to the map).
+    pub fn window(&self, center: BoardId) -> Window<'_> {
+        self.window_within(center, 2)
+    }
+
+    /// A window of `radius` (1 or 2) boards around `center`: fewer lookups to set up
+    /// when the question stays near one board (boards further out are still read, from
+    /// the map).
+    pub fn window_within(&self, center: BoardId, radius: i32) -> Window<'_> {
+        let r = radius.clamp(0, 2);
+        let mut idx = [u32::MAX; 25];
+        for dy in -r..=r {
+            for dx in -r..=r {
+                let b = BoardId { bx: center.bx.wrapping_add(dx), by: center.by.wrapping_add(dy) };
+                idx[((dy + 2) * 5 + dx + 2) as usize] = self.find(b).map_or(u32::MAX, |t| t as u32);
+            }
+        }
+        if r < 2 {
+            // The outer ring is not looked up: read it from the map.
+            for (i, slot) in idx.iter_mut().enumerate() {
+                let (dx, dy) = (i as i32 % 5 - 2, i as i32 / 5 - 2);
+                if dx.abs() > r || dy.abs() > r {
+                    *slot = FROM_MAP;
+                }
+            }
+        }
+        let (tw, th) = self.tile;
+        let ox = center.bx.wrapping_sub(2).wrapping_mul(tw);
+        let oy = center.by.wrapping_sub(2).wrapping_mul(th);
+        Window { cells: self, ox, oy, idx }
+    }
+
     /// The index of an existing board.
     pub fn find(&self, b: BoardId) -> Option<usize> {
         self.index.get(&b).map(|&t| t as usize)
@@ -223,5 +266,39 @@ mod tests {
         let all: Vec<_> = w.pieces().collect();
         assert_eq!(all, vec![(Pos::new(-3, -12), Cell::piece(0, KindId(1)))]);
         assert_eq!(w.owner(BoardId { bx: 9, by: 9 }), NOBODY);
+    }
+}
+
+/// A window slot not looked up (read from the map when asked).
+const FROM_MAP: u32 = u32::MAX - 1;
+
+/// A neighbourhood of boards with their storage looked up once (see [`Cells::window`]).
+pub struct Window<'a> {
+    cells: &'a Cells,
+    /// The lower-left square of the window.
+    ox: i32,
+    oy: i32,
+    idx: [u32; 25],
+}
+
+impl Window<'_> {
+    #[inline]
+    pub fn get(&self, p: Pos) -> Cell {
+        let c = self.cells;
+        let (dx, dy) = (p.x.wrapping_sub(self.ox), p.y.wrapping_sub(self.oy));
+        if dx < 0 || dy < 0 || dx as usize >= c.xdiv.len() || dy as usize >= c.ydiv.len() {
+            return c.get(p);
+        }
+        // Divisions by the tile size, looked up: this is the innermost loop of movement.
+        let (bx, lx) = c.xdiv[dx as usize];
+        let (by, ly) = c.ydiv[dy as usize];
+        let i = self.idx[by as usize * 5 + bx as usize];
+        if i == u32::MAX {
+            return Cell::EMPTY;
+        }
+        if i == FROM_MAP {
+            return c.get(p);
+        }
+        c.cells[i as usize * c.area + ly as usize * c.tile.0 as usize + lx as usize]
     }
 }

@@ -19,6 +19,7 @@ pub use geometry::{BoardId, Pos};
 pub use state::{Realm, RealmError};
 pub mod bot;
 pub mod events;
+pub mod generate;
 pub mod resolve;
 pub mod round;
 

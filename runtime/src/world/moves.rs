@@ -62,6 +62,20 @@ fn list(b: &[BoardId]) -> String {
     b.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
 }
 
+/// Why an atom fails, before it is put in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Why {
+    Own,
+    Bound,
+    Boards,
+    Region(usize),
+    MoveOnly,
+    CaptureOnly,
+    CannotCapture,
+    Silenced,
+    Blocked(Pos),
+}
+
 /// The movement of a variant over its world.
 pub struct Movement<'v> {
     pub v: &'v Variant,
@@ -125,16 +139,44 @@ impl<'v> Movement<'v> {
         target: Option<Cell>,
         block: Block,
     ) -> Result<Reach, NoReach> {
-        let kind = piece.kind();
-        let name = || self.kind_name(kind).to_string();
-        if let Some(t) = target
-            && t.owner() == piece.owner()
-        {
-            return Err(NoReach::Own { to });
+        let mut first = None;
+        match self.reach_why(occ, from, piece, to, target, block, &mut first) {
+            Some(r) => Ok(r),
+            None => Err(self.explain(from, piece, to, target, first)),
+        }
+    }
+
+    /// [`Movement::reach`] without the reason: the fast path of searches.
+    #[inline]
+    pub fn reaches(
+        &self,
+        occ: &impl Fn(Pos) -> Cell,
+        from: Pos,
+        piece: Cell,
+        to: Pos,
+        target: Option<Cell>,
+        block: Block,
+    ) -> Option<Reach> {
+        self.reach_why(occ, from, piece, to, target, block, &mut None)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reach_why(
+        &self,
+        occ: &impl Fn(Pos) -> Cell,
+        from: Pos,
+        piece: Cell,
+        to: Pos,
+        target: Option<Cell>,
+        block: Block,
+        first: &mut Option<(Why, Reach)>,
+    ) -> Option<Reach> {
+        if target.is_some_and(|t| t.owner() == piece.owner()) {
+            *first = Some((Why::Own, Reach { slide: false, dir: (0, 0), fields: 0 }));
+            return None;
         }
         let (dx, dy) = ((to.x as i64 - from.x as i64), (to.y as i64 - from.y as i64));
-        let mut first: Option<NoReach> = None;
-        for a in &self.v.kinds[kind.index()].atoms {
+        for a in &self.v.kinds[piece.kind().index()].atoms {
             for &(vx, vy) in &a.vectors {
                 let (vx, vy) = (vx as i64, vy as i64);
                 let n = match a.shape {
@@ -147,17 +189,46 @@ impl<'v> Movement<'v> {
                 };
                 let r = Reach { slide: a.shape == Shape::Slide, dir: (vx as i32, vy as i32), fields: n as i32 };
                 match self.check_atom(occ, a, from, piece, to, target, block, r) {
-                    Ok(()) => return Ok(r),
-                    Err(e) => {
-                        first.get_or_insert(e);
+                    Ok(()) => return Some(r),
+                    Err(w) => {
+                        first.get_or_insert((w, r));
                     }
                 }
             }
         }
-        Err(first.unwrap_or_else(|| NoReach::Shape { kind: name(), from, to }))
+        None
+    }
+
+    /// The reason for a failed reach, in words.
+    fn explain(&self, from: Pos, piece: Cell, to: Pos, target: Option<Cell>, first: Option<(Why, Reach)>) -> NoReach {
+        let kind = self.kind_name(piece.kind()).to_string();
+        let Some((why, r)) = first else { return NoReach::Shape { kind, from, to } };
+        match why {
+            Why::Own => NoReach::Own { to },
+            Why::Bound => NoReach::Bound { kind },
+            Why::Boards => {
+                let mut boards = Vec::new();
+                if r.slide {
+                    boards_entered(from, r.dir, r.fields, self.tile(), usize::MAX, &mut boards);
+                } else {
+                    boards.push(to.board(self.tile()));
+                }
+                NoReach::Boards { from, to, boards, limit: self.rules.max_other_boards }
+            }
+            Why::Region(i) => NoReach::Region { kind, from, to, region: self.v.regions[i].name.clone() },
+            Why::MoveOnly => NoReach::MoveOnly { kind, to },
+            Why::CaptureOnly => NoReach::CaptureOnly { kind, to },
+            Why::CannotCapture => NoReach::CannotCapture {
+                kind,
+                target: target.map_or(String::new(), |t| self.kind_name(t.kind()).to_string()),
+            },
+            Why::Silenced => NoReach::Silenced { kind, from },
+            Why::Blocked(at) => NoReach::Blocked { from, to, at },
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn check_atom(
         &self,
         occ: &impl Fn(Pos) -> Cell,
@@ -168,48 +239,53 @@ impl<'v> Movement<'v> {
         target: Option<Cell>,
         block: Block,
         r: Reach,
-    ) -> Result<(), NoReach> {
+    ) -> Result<(), Why> {
         let kind = piece.kind();
-        let name = || self.kind_name(kind).to_string();
         let tile = self.tile();
-        if self.is_bound(kind) && to.board(tile) != from.board(tile) {
-            return Err(NoReach::Bound { kind: name() });
+        let home = from.board(tile);
+        if self.is_bound(kind) && to.board(tile) != home {
+            return Err(Why::Bound);
         }
         let limit = self.rules.max_other_boards as usize;
-        let mut boards = Vec::new();
-        boards_entered(from, r.dir, r.fields, tile, limit, &mut boards);
-        if !r.slide {
-            boards.clear();
-            if to.board(tile) != from.board(tile) {
-                boards.push(to.board(tile));
+        if r.slide {
+            let mut seen = [home; 9];
+            let mut n = 0;
+            for i in 1..=r.fields {
+                let Some(p) = from.offset(r.dir.0 * i, r.dir.1 * i) else { break };
+                let b = p.board(tile);
+                if b != home && !seen[..n].contains(&b) {
+                    if n >= limit {
+                        return Err(Why::Boards);
+                    }
+                    seen[n] = b;
+                    n += 1;
+                }
             }
-        }
-        if boards.len() > limit {
-            return Err(NoReach::Boards { from, to, boards, limit: self.rules.max_other_boards });
+        } else if to.board(tile) != home && limit == 0 {
+            return Err(Why::Boards);
         }
         if let Some(region) = a.from {
             let (lx, ly) = from.local(tile);
             let sq = crate::geometry::Square((ly * tile.0 + lx) as u8);
-            let reg = &self.v.regions[region];
-            if !reg.squares[0].contains(&sq) {
-                return Err(NoReach::Region { kind: name(), from, to, region: reg.name.clone() });
+            if !self.v.regions[region].squares[0].contains(&sq) {
+                return Err(Why::Region(region));
             }
         }
         match (a.mode, target) {
-            (Mode::Move, Some(_)) => return Err(NoReach::MoveOnly { kind: name(), to }),
-            (Mode::Capture, None) => return Err(NoReach::CaptureOnly { kind: name(), to }),
+            (Mode::Move, Some(_)) => return Err(Why::MoveOnly),
+            (Mode::Capture, None) => return Err(Why::CaptureOnly),
             _ => {}
         }
         if let Some(t) = target
             && a.cannot_capture & (1 << t.kind().0) != 0
         {
-            return Err(NoReach::CannotCapture { kind: name(), target: self.kind_name(t.kind()).to_string() });
+            return Err(Why::CannotCapture);
         }
         if a.silenced_by_adjacent_enemy {
             for (nx, ny) in NEIGHBOURS {
                 let c = from.offset(nx, ny).map_or(Cell::EMPTY, occ);
                 if !c.is_empty() && c.owner() != piece.owner() {
-                    return Err(NoReach::Silenced { kind: name(), from });
+                    return Err(Why::Silenced);
                 }
             }
         }
@@ -222,7 +298,7 @@ impl<'v> Movement<'v> {
                     Block::Owner(o) => !c.is_empty() && c.owner() == o,
                 };
                 if blocks {
-                    return Err(NoReach::Blocked { from, to, at: p });
+                    return Err(Why::Blocked(p));
                 }
             }
         }
@@ -234,42 +310,59 @@ impl<'v> Movement<'v> {
     /// by distance.
     pub fn targets(&self, occ: &impl Fn(Pos) -> Cell, from: Pos, piece: Cell, out: &mut Vec<(Pos, Reach)>) {
         out.clear();
-        let block = Block::Owner(piece.owner());
         let kind = piece.kind();
+        let owner = piece.owner();
         let tile = self.tile();
+        let home = from.board(tile);
         let limit = self.rules.max_other_boards as usize;
-        let mut boards: Vec<BoardId> = Vec::with_capacity(limit + 2);
+        let bound = self.is_bound(kind);
         for a in &self.v.kinds[kind.index()].atoms {
+            if let Some(region) = a.from {
+                let (lx, ly) = from.local(tile);
+                if !self.v.regions[region].squares[0].contains(&crate::geometry::Square((ly * tile.0 + lx) as u8)) {
+                    continue;
+                }
+            }
+            if a.silenced_by_adjacent_enemy
+                && NEIGHBOURS.iter().any(|&(nx, ny)| {
+                    let c = from.offset(nx, ny).map_or(Cell::EMPTY, occ);
+                    !c.is_empty() && c.owner() != owner
+                })
+            {
+                continue;
+            }
+            let slide = a.shape == Shape::Slide;
             for &(vx, vy) in &a.vectors {
                 let d = (vx as i32, vy as i32);
-                let max =
-                    if a.shape == Shape::Slide { if a.range == 0 { i32::MAX } else { a.range as i32 } } else { 1 };
+                let max = if slide { if a.range == 0 { i32::MAX } else { a.range as i32 } } else { 1 };
+                // One walk per direction: boards entered and own blockers counted as it goes.
+                let mut seen = [home; 9];
+                let mut boards = 0;
                 let mut n = 1;
                 while n <= max {
                     let Some(to) = from.offset(d.0 * n, d.1 * n) else { break };
-                    // Past the boards a path may enter, nothing further is reachable.
                     let b = to.board(tile);
-                    if b != from.board(tile) && !boards.contains(&b) {
-                        boards.push(b);
-                    }
-                    if boards.len() > limit || (self.is_bound(kind) && b != from.board(tile)) {
-                        break;
+                    if b != home && !seen[..boards].contains(&b) {
+                        if boards >= limit || bound {
+                            break;
+                        }
+                        seen[boards] = b;
+                        boards += 1;
                     }
                     let c = occ(to);
-                    let t = if c.is_empty() { None } else { Some(c) };
-                    let r = Reach { slide: a.shape == Shape::Slide, dir: d, fields: n };
-                    if !out.iter().any(|(p, _)| *p == to)
-                        && self.check_atom(occ, a, from, piece, to, t, block, r).is_ok()
-                        && t.is_none_or(|t| t.owner() != piece.owner())
-                    {
-                        out.push((to, r));
-                    }
-                    if !c.is_empty() && c.owner() == piece.owner() {
+                    if !c.is_empty() && c.owner() == owner {
                         break;
+                    }
+                    let ok = match (a.mode, c.is_empty()) {
+                        (Mode::Move, false) | (Mode::Capture, true) => false,
+                        (_, true) => true,
+                        (_, false) => a.cannot_capture & (1 << c.kind().0) == 0,
+                    };
+                    if ok && !out.iter().any(|(p, _)| *p == to) {
+                        out.push((to, Reach { slide, dir: d, fields: n }));
                     }
                     n += 1;
                 }
-                boards.clear();
             }
         }
     }
@@ -280,7 +373,7 @@ impl<'v> Movement<'v> {
         let mut found: Option<Pos> = None;
         self.scan(occ, sq, Block::All, |p, c| {
             if c.owner() != victim.owner()
-                && self.reach(occ, p, c, sq, Some(victim), Block::All).is_ok()
+                && self.reaches(occ, p, c, sq, Some(victim), Block::All).is_some()
                 && found.is_none_or(|f| p < f)
             {
                 found = Some(p);
@@ -300,7 +393,7 @@ impl<'v> Movement<'v> {
         self.scan(occ, sq, Block::Owner(owner), |p, c| {
             if c.owner() == owner
                 && !self.is_royal(c.kind())
-                && self.reach(occ, p, c, sq, Some(enemy), Block::Owner(owner)).is_ok()
+                && self.reaches(occ, p, c, sq, Some(enemy), Block::Owner(owner)).is_some()
                 && found.is_none_or(|f| p < f)
             {
                 found = Some(p);

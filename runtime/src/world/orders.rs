@@ -135,7 +135,7 @@ pub(crate) enum Slot {
 /// The start position with one player's accepted orders laid on it (a static look at
 /// the position after them, for rescues and safe squares).
 pub struct Overlay<'a> {
-    pub base: &'a Cells,
+    pub base: &'a dyn Fn(Pos) -> Cell,
     pub changes: Vec<(Pos, Cell)>,
 }
 
@@ -143,7 +143,7 @@ impl Overlay<'_> {
     pub fn get(&self, p: Pos) -> Cell {
         match self.changes.iter().rev().find(|(q, _)| *q == p) {
             Some(&(_, c)) => c,
-            None => self.base.get(p),
+            None => (self.base)(p),
         }
     }
 }
@@ -163,7 +163,6 @@ pub fn validate(
 ) -> PlayerPlan {
     let cells = &realm.cells;
     let tile = m.tile();
-    let occ = |p: Pos| cells.get(p);
     let mut plan = PlayerPlan::default();
     let mut dest: Vec<Pos> = Vec::new();
     let mut used: Vec<(BoardId, u32)> = Vec::new();
@@ -198,6 +197,8 @@ pub fn validate(
             };
             match o {
                 Order::Move { from, to } => {
+                    let w = cells.window_within(to.board(tile), 1);
+                    let occ = |p: Pos| w.get(p);
                     let c = cells.get(from);
                     if c.is_empty() {
                         return Err(Rejection::NoPiece { at: from });
@@ -303,13 +304,13 @@ pub fn validate(
 
 /// The overlay of the player's accepted orders, leaving out the move with this index.
 fn overlay<'a>(
-    cells: &'a Cells,
+    base: &'a dyn Fn(Pos) -> Cell,
     plan: &PlayerPlan,
     player: u32,
     skip_move: Option<usize>,
     royal: Option<KindId>,
 ) -> Overlay<'a> {
-    let mut o = Overlay { base: cells, changes: Vec::new() };
+    let mut o = Overlay { base, changes: Vec::new() };
     for (i, mv) in plan.moves.iter().enumerate() {
         if Some(i) != skip_move {
             o.changes.push((mv.from, Cell::EMPTY));
@@ -337,16 +338,17 @@ fn overlay<'a>(
 fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut PlayerPlan) {
     let cells = &realm.cells;
     let tile = m.tile();
-    let start = |p: Pos| cells.get(p);
     let royal = kings.first().map(|&k| cells.get(k).kind());
     for &king in kings {
+        let w = cells.window_within(king.board(tile), 1);
+        let start = |p: Pos| w.get(p);
         let kc = cells.get(king);
         if m.attacker(&start, king, kc).is_none() {
             continue;
         }
         // Rescued if, after all accepted orders, the piece (where it then is) is safe.
         let now = plan.moves.iter().find(|mv| mv.from == king).map_or(king, |mv| mv.to);
-        let o = overlay(cells, plan, player, None, royal);
+        let o = overlay(&start, plan, player, None, royal);
         if m.attacker(&|p| o.get(p), now, kc).is_none() || !m.rules.forced_flee {
             continue;
         }
@@ -360,7 +362,7 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
             Slot::Drop(j) => Some(j),
             _ => None,
         });
-        let mut o = overlay(cells, plan, player, skip, royal);
+        let mut o = overlay(&start, plan, player, skip, royal);
         if let Some(j) = skip_drop {
             let to = plan.drops[j].0;
             o.changes.push((to, cells.get(to)));
@@ -385,7 +387,7 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
             if !t.is_empty() && !m.is_royal(t.kind()) && m.guard(&start, to, t).is_some() {
                 return false;
             }
-            let mut after = Overlay { base: cells, changes: o.changes.clone() };
+            let mut after = Overlay { base: &start, changes: o.changes.clone() };
             after.changes.push((king, Cell::EMPTY));
             after.changes.push((to, kc));
             m.attacker(&|p| after.get(p), to, kc).is_none()
@@ -442,11 +444,13 @@ fn place(m: &Movement, realm: &Realm, player: u32, plan: &mut PlayerPlan) {
             .chain(plan.drops.iter().map(|d| d.0))
             .chain(plan.placements.iter().map(|p| p.1))
             .collect();
-        let o = overlay(cells, plan, player, None, Some(royal));
+        let w = cells.window_within(board, 1);
+        let start = |p: Pos| w.get(p);
+        let o = overlay(&start, plan, player, None, Some(royal));
         let free: Vec<Pos> =
             board.squares(m.tile()).filter(|&s| cells.get(s).is_empty() && !dests.contains(&s)).collect();
         let safe = free.iter().copied().find(|&s| {
-            let mut after = Overlay { base: cells, changes: o.changes.clone() };
+            let mut after = Overlay { base: &start, changes: o.changes.clone() };
             after.changes.push((s, kc));
             m.attacker(&|q| after.get(q), s, kc).is_none()
         });

@@ -41,23 +41,37 @@ pub fn resolve_json(
 pub fn resolve(
     v: &Variant,
     realm: &Realm,
-    mut given: GivenOrders,
+    given: GivenOrders,
     seed: u64,
     parallel: bool,
 ) -> Result<Resolution, RealmError> {
     let rules = world_of(v)?;
     let m = Movement::new(v, rules);
+    let (plans, bots, gave) = validate_all(&m, realm, given, seed, parallel);
+    Ok(execute(&m, realm, plans, bots, &gave))
+}
+
+/// Every player's orders validated (the bot's for idle players), in join order; also
+/// which players the bot ordered for, and which gave orders.
+pub fn validate_all(
+    m: &Movement,
+    realm: &Realm,
+    mut given: GivenOrders,
+    seed: u64,
+    parallel: bool,
+) -> (Vec<PlayerPlan>, Vec<bool>, Vec<bool>) {
+    let rules = m.rules;
     let n = realm.players.len();
     given.resize(n, None);
     let gave: Vec<bool> = given.iter().map(|g| g.as_ref().is_some_and(|l| !l.is_empty())).collect();
-    let kings = kings_by_player(&m, realm);
+    let kings = kings_by_player(m, realm);
     let bots: Vec<bool> = (0..n)
         .map(|p| !gave[p] && !realm.eliminated[p] && rules.bot_after > 0 && realm.idle[p] >= rules.bot_after)
         .collect();
     let pieces = if bots.iter().any(|&b| b) { pieces_by_player(realm) } else { Vec::new() };
     let one = |p: usize, list: Option<&Vec<Result<Order, Rejection>>>| -> PlayerPlan {
         let list = if bots[p] {
-            bot::orders(&m, realm, p as u32, &pieces[p], seed).into_iter().map(Ok).collect::<Vec<_>>()
+            bot::orders(m, realm, p as u32, &pieces[p], seed).into_iter().map(Ok).collect::<Vec<_>>()
         } else {
             list.cloned().unwrap_or_default()
         };
@@ -74,17 +88,31 @@ pub fn resolve(
                 other => other,
             })
             .collect();
-        validate(&m, realm, p as u32, &list, &kings[p])
+        validate(m, realm, p as u32, &list, &kings[p])
     };
-    let plans: Vec<PlayerPlan> = map_players(n, parallel, |p| one(p, given[p].as_ref()));
-    let mut exec = Exec::new(&m, realm.clone());
+    let plans = map_players(n, parallel, |p| one(p, given[p].as_ref()));
+    (plans, bots, gave)
+}
+
+/// The resolution of validated plans.
+pub fn execute(m: &Movement, realm: &Realm, plans: Vec<PlayerPlan>, bots: Vec<bool>, gave: &[bool]) -> Resolution {
+    let mut exec = Exec::new(m, realm.clone());
     exec.run(&plans);
-    exec.finish(&gave);
-    Ok(Resolution { realm: exec.realm, plans, bots, strangers: Vec::new(), events: exec.events })
+    exec.finish(gave);
+    Resolution { realm: exec.realm, plans, bots, strangers: Vec::new(), events: exec.events }
+}
+
+/// The bot's orders for every player that is not eliminated (a generated world's
+/// round), on threads when asked.
+pub fn bot_orders(m: &Movement, realm: &Realm, seed: u64, parallel: bool) -> GivenOrders {
+    let pieces = pieces_by_player(realm);
+    map_players(realm.players.len(), parallel, |p| {
+        (!realm.eliminated[p]).then(|| bot::orders(m, realm, p as u32, &pieces[p], seed).into_iter().map(Ok).collect())
+    })
 }
 
 /// `f` for every player index, in order; on threads when asked and available.
-fn map_players<T: Send>(n: usize, parallel: bool, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+pub fn map_players<T: Send>(n: usize, parallel: bool, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
     #[cfg(feature = "parallel")]
     if parallel {
         use rayon::prelude::*;
