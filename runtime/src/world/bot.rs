@@ -61,6 +61,8 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
     mine.sort_by_key(|p| (p.board(tile), *p));
     let mut i = 0;
     let mut targets = Vec::new();
+    // What is left to drop, as the bot's own drops use it up.
+    let mut vault = realm.vaults[player as usize].clone();
     while i < mine.len() {
         let b: BoardId = mine[i].board(tile);
         let mut j = i;
@@ -69,7 +71,9 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
         }
         let here = &mine[i..j];
         i = j;
-        if let Some(o) = board_order(m, realm, player, here, &mut dests, &mut rng, &mut targets, &value, &safe_after) {
+        if let Some(o) =
+            board_order(m, realm, player, here, &mut dests, &mut rng, &mut targets, &value, &safe_after, &mut vault)
+        {
             if let Order::Move { to, .. } | Order::Drop { to, .. } = o {
                 dests.push(to);
             }
@@ -92,6 +96,7 @@ fn board_order(
     targets: &mut Vec<(Pos, super::moves::Reach)>,
     value: &impl Fn(KindId) -> i64,
     safe_after: &impl Fn(&dyn Fn(Pos) -> Cell, Option<Pos>, Pos, Cell) -> bool,
+    vault: &mut crate::mechanics::reserve::Reserve,
 ) -> Option<Order> {
     let cells = &realm.cells;
     let tile = m.tile();
@@ -129,11 +134,24 @@ fn board_order(
             }
         }
     }
-    // Every piece's targets, found once.
+    // Every piece's targets, found once; only those whose way is clear of every piece
+    // (an order may pass enemies, but a bot does not bet on them moving away).
     let mut all: Vec<(Pos, Pos)> = Vec::new();
     for &p in here {
-        m.targets(&occ, p, cells.get(p), targets);
-        all.extend(targets.iter().map(|&(t, _)| (p, t)));
+        let c = cells.get(p);
+        m.targets(&occ, p, c, targets);
+        all.extend(
+            targets
+                .iter()
+                .filter(|&&(t, r)| {
+                    !r.slide || {
+                        let tc = cells.get(t);
+                        let target = if tc.is_empty() { None } else { Some(tc) };
+                        m.reaches(&occ, p, c, t, target, super::moves::Block::All).is_some()
+                    }
+                })
+                .map(|&(t, _)| (p, t)),
+        );
     }
     // The most valuable unguarded enemy in reach: candidates by value (ties in a seeded
     // order), each guard looked up only when it is the best left.
@@ -169,7 +187,6 @@ fn board_order(
         }
     }
     // A drop from the vault: the most valuable kind, onto a safe empty square.
-    let vault = &realm.vaults[player as usize];
     let board = here[0].board(tile);
     let mut kinds: Vec<KindId> = (0..m.v.kinds.len())
         .map(|k| KindId(k as u8))
@@ -182,6 +199,7 @@ fn board_order(
         for s in 0..n.min(QUIET_TRIES) {
             let t = empty[(s + rng.below(n as u64) as usize) % n];
             if safe_after(None, t, Cell::piece(player, k)) {
+                vault.take(k);
                 return Some(Order::Drop { kind: k, to: t });
             }
         }

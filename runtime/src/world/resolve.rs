@@ -292,6 +292,9 @@ impl<'a> Exec<'a> {
         if self.m.rules.swap_collision {
             self.swaps(&ents);
         }
+        for e in &ents {
+            self.leaving[e.mover as usize] = false;
+        }
         let mut i = 0;
         while i < ents.len() {
             let to = ents[i].to;
@@ -368,7 +371,16 @@ impl<'a> Exec<'a> {
             if ea.to.x.abs_diff(fa.x) > 1 || ea.to.y.abs_diff(fa.y) > 1 {
                 continue;
             }
-            self.fight(fa, vec![ea.mover, eb.mover]);
+            // As an arrival fight of two; each loser is reported where it came from.
+            let (sa, sb) = (self.strength(ea.mover), self.strength(eb.mover));
+            if sa > sb {
+                self.remove_mover(eb.mover, fb, Cause::LostFight, self.taker_vault(ma.owner), Some(ma.owner));
+            } else if sb > sa {
+                self.remove_mover(ea.mover, fa, Cause::LostFight, self.taker_vault(mb.owner), Some(mb.owner));
+            } else {
+                self.remove_mover(ea.mover, fa, Cause::Tie, Some(ma.owner), None);
+                self.remove_mover(eb.mover, fb, Cause::Tie, Some(mb.owner), None);
+            }
         }
     }
 

@@ -306,3 +306,76 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str, file: &str) -> Res
         message: e.to_string().split(" at line ").next().unwrap_or_default().to_string(),
     })
 }
+
+/// Why a player cannot join (or take boards).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum JoinError {
+    #[error("`{player}` abandoned an empire and may join again only from time {until}")]
+    LockedOut { player: String, until: i64 },
+    #[error("`{player}` is already playing")]
+    Playing { player: String },
+    #[error("a new player starts with {want} boards, not {given}")]
+    Count { given: usize, want: u32 },
+    #[error("board {board} belongs to {owner}, who is not idle long enough for it to be taken")]
+    Taken { board: BoardId, owner: String },
+    #[error("board {board} has pieces on it and no owner to take it from")]
+    Occupied { board: BoardId },
+    #[error("board {board} is given twice")]
+    Twice { board: BoardId },
+}
+
+impl Realm {
+    /// A new player joins with the variant's starting boards (CA-03) on `boards`, each
+    /// free or owned by a player idle for `claimable_after` rounds (CA-18: those boards
+    /// are wiped and taken over). Refused during a lockout after abandoning.
+    pub fn join(&mut self, v: &Variant, id: &str, boards: &[BoardId]) -> Result<u32, JoinError> {
+        let Ok(rules) = world_of(v) else { return Err(JoinError::Count { given: boards.len(), want: 0 }) };
+        let player = id.to_string();
+        if let Some(&until) = self.lockouts.get(id)
+            && self.time.is_none_or(|t| t < until)
+        {
+            return Err(JoinError::LockedOut { player, until });
+        }
+        if let Some(p) = self.player(id)
+            && !self.eliminated[p as usize]
+        {
+            return Err(JoinError::Playing { player });
+        }
+        if boards.len() != rules.start_boards as usize {
+            return Err(JoinError::Count { given: boards.len(), want: rules.start_boards });
+        }
+        for (i, &b) in boards.iter().enumerate() {
+            if boards[..i].contains(&b) {
+                return Err(JoinError::Twice { board: b });
+            }
+            let owner = self.cells.owner(b);
+            if owner != NOBODY {
+                let idle = self.idle[owner as usize];
+                if rules.claimable_after == 0 || idle < rules.claimable_after {
+                    return Err(JoinError::Taken { board: b, owner: self.name(owner).to_string() });
+                }
+            } else if b.squares(rules.tile).any(|s| !self.cells.get(s).is_empty()) {
+                return Err(JoinError::Occupied { board: b });
+            }
+        }
+        let p = self.add_player(id);
+        self.eliminated[p as usize] = false;
+        self.idle[p as usize] = 0;
+        self.lockouts.remove(id);
+        for &b in boards {
+            self.pending.retain(|&(pb, _)| pb != b);
+            let squares: Vec<Pos> = b.squares(rules.tile).collect();
+            for s in squares {
+                self.cells.set(s, Cell::EMPTY);
+            }
+            self.cells.set_owner(b, p);
+            let Some(corner) = b.corner(rules.tile) else { continue };
+            for &(k, (x, y)) in &rules.start {
+                if let Some(s) = corner.offset(x, y) {
+                    self.cells.set(s, Cell::piece(p, k));
+                }
+            }
+        }
+        Ok(p)
+    }
+}
