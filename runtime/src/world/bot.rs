@@ -138,20 +138,8 @@ fn board_order(
     // (an order may pass enemies, but a bot does not bet on them moving away).
     let mut all: Vec<(Pos, Pos)> = Vec::new();
     for &p in here {
-        let c = cells.get(p);
-        m.targets(&occ, p, c, targets);
-        all.extend(
-            targets
-                .iter()
-                .filter(|&&(t, r)| {
-                    !r.slide || {
-                        let tc = cells.get(t);
-                        let target = if tc.is_empty() { None } else { Some(tc) };
-                        m.reaches(&occ, p, c, t, target, super::moves::Block::All).is_some()
-                    }
-                })
-                .map(|&(t, _)| (p, t)),
-        );
+        m.targets(&occ, p, cells.get(p), targets);
+        all.extend(targets.iter().filter(|&&(_, r)| r.clear).map(|&(t, _)| (p, t)));
     }
     // The most valuable unguarded enemy in reach: candidates by value (ties in a seeded
     // order), each guard looked up only when it is the best left.
@@ -164,7 +152,7 @@ fn board_order(
         let gain = if m.is_royal(tc.kind()) { 1_000_000 } else { value(tc.kind()) };
         caps.push((gain, rng.next_u64(), p, t));
     }
-    caps.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+    caps.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
     for &(_, _, from, to) in &caps {
         let tc = cells.get(to);
         if m.is_royal(tc.kind()) || m.guard(&occ, to, tc).is_none() {

@@ -241,34 +241,6 @@ impl Cells {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cells_pack_owner_kind_and_mover() {
-        let c = Cell::piece(7, KindId(3));
-        assert_eq!((c.owner(), c.kind(), c.mover()), (7, KindId(3), None));
-        let m = c.with_mover(123_456);
-        assert_eq!((m.owner(), m.kind(), m.mover()), (7, KindId(3), Some(123_456)));
-        assert_eq!(m.plain(), c);
-        assert!(Cell::EMPTY.is_empty() && !c.is_empty());
-    }
-
-    #[test]
-    fn sparse_boards_appear_when_written() {
-        let mut w = Cells::new((5, 5));
-        assert!(w.get(Pos::new(-3, -12)).is_empty());
-        w.set(Pos::new(-3, -12), Cell::piece(0, KindId(1)));
-        assert_eq!(w.boards(), &[BoardId { bx: -1, by: -3 }]);
-        assert_eq!(w.get(Pos::new(-3, -12)).kind(), KindId(1));
-        assert!(w.get(Pos::new(-2, -12)).is_empty());
-        let all: Vec<_> = w.pieces().collect();
-        assert_eq!(all, vec![(Pos::new(-3, -12), Cell::piece(0, KindId(1)))]);
-        assert_eq!(w.owner(BoardId { bx: 9, by: 9 }), NOBODY);
-    }
-}
-
 /// A window slot not looked up (read from the map when asked).
 const FROM_MAP: u32 = u32::MAX - 1;
 
@@ -300,5 +272,33 @@ impl Window<'_> {
             return c.get(p);
         }
         c.cells[i as usize * c.area + ly as usize * c.tile.0 as usize + lx as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_pack_owner_kind_and_mover() {
+        let c = Cell::piece(7, KindId(3));
+        assert_eq!((c.owner(), c.kind(), c.mover()), (7, KindId(3), None));
+        let m = c.with_mover(123_456);
+        assert_eq!((m.owner(), m.kind(), m.mover()), (7, KindId(3), Some(123_456)));
+        assert_eq!(m.plain(), c);
+        assert!(Cell::EMPTY.is_empty() && !c.is_empty());
+    }
+
+    #[test]
+    fn sparse_boards_appear_when_written() {
+        let mut w = Cells::new((5, 5));
+        assert!(w.get(Pos::new(-3, -12)).is_empty());
+        w.set(Pos::new(-3, -12), Cell::piece(0, KindId(1)));
+        assert_eq!(w.boards(), &[BoardId { bx: -1, by: -3 }]);
+        assert_eq!(w.get(Pos::new(-3, -12)).kind(), KindId(1));
+        assert!(w.get(Pos::new(-2, -12)).is_empty());
+        let all: Vec<_> = w.pieces().collect();
+        assert_eq!(all, vec![(Pos::new(-3, -12), Cell::piece(0, KindId(1)))]);
+        assert_eq!(w.owner(BoardId { bx: 9, by: 9 }), NOBODY);
     }
 }

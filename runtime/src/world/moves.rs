@@ -31,6 +31,9 @@ pub struct Reach {
     pub dir: (i32, i32),
     /// Fields travelled (1 for a hop).
     pub fields: i32,
+    /// No piece at all stands between (known when found by [`Movement::targets`]; a hop
+    /// always is).
+    pub clear: bool,
 }
 
 /// Why a piece does not reach a square; the text is the reason given to players.
@@ -89,7 +92,8 @@ pub struct Movement<'v> {
 
 impl<'v> Movement<'v> {
     pub fn new(v: &'v Variant, rules: &'v WorldRules) -> Movement<'v> {
-        let (mut leaps, mut slides): (Vec<(i32, i32)>, Vec<((i32, i32), u8)>) = (Vec::new(), Vec::new());
+        let mut leaps: Vec<(i32, i32)> = Vec::new();
+        let mut slides: Vec<((i32, i32), u8)> = Vec::new();
         let mut royal = 0;
         for (i, k) in v.kinds.iter().enumerate() {
             if k.royal {
@@ -172,7 +176,7 @@ impl<'v> Movement<'v> {
         first: &mut Option<(Why, Reach)>,
     ) -> Option<Reach> {
         if target.is_some_and(|t| t.owner() == piece.owner()) {
-            *first = Some((Why::Own, Reach { slide: false, dir: (0, 0), fields: 0 }));
+            *first = Some((Why::Own, Reach { slide: false, dir: (0, 0), fields: 0, clear: true }));
             return None;
         }
         let (dx, dy) = ((to.x as i64 - from.x as i64), (to.y as i64 - from.y as i64));
@@ -187,7 +191,12 @@ impl<'v> Movement<'v> {
                     },
                     _ => continue,
                 };
-                let r = Reach { slide: a.shape == Shape::Slide, dir: (vx as i32, vy as i32), fields: n as i32 };
+                let r = Reach {
+                    slide: a.shape == Shape::Slide,
+                    dir: (vx as i32, vy as i32),
+                    fields: n as i32,
+                    clear: false,
+                };
                 match self.check_atom(occ, a, from, piece, to, target, block, r) {
                     Ok(()) => return Some(r),
                     Err(w) => {
@@ -338,6 +347,7 @@ impl<'v> Movement<'v> {
                 // One walk per direction: boards entered and own blockers counted as it goes.
                 let mut seen = [home; 9];
                 let mut boards = 0;
+                let mut clear = true;
                 let mut n = 1;
                 while n <= max {
                     let Some(to) = from.offset(d.0 * n, d.1 * n) else { break };
@@ -359,8 +369,9 @@ impl<'v> Movement<'v> {
                         (_, false) => a.cannot_capture & (1 << c.kind().0) == 0,
                     };
                     if ok && !out.iter().any(|(p, _)| *p == to) {
-                        out.push((to, Reach { slide, dir: d, fields: n }));
+                        out.push((to, Reach { slide, dir: d, fields: n, clear }));
                     }
+                    clear &= c.is_empty();
                     n += 1;
                 }
             }

@@ -595,8 +595,8 @@ impl<'a> Exec<'a> {
                 self.ev(None, What::Eliminated { player: p as u32 });
             }
         }
-        for p in 0..n {
-            self.realm.idle[p] = if given[p] { 0 } else { self.realm.idle[p].saturating_add(1) };
+        for (idle, &gave) in self.realm.idle.iter_mut().zip(given) {
+            *idle = if gave { 0 } else { idle.saturating_add(1) };
         }
         self.realm.round = self.realm.round.saturating_add(1);
     }

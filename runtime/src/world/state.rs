@@ -162,7 +162,10 @@ impl Realm {
                         "the {} of `{}` on {pos} stands on board {b}, owned by {}",
                         v.kinds[c.kind().index()].name,
                         p.owner,
-                        r.cells.owner(b).checked_sub(0).filter(|&o| o != NOBODY).map_or("nobody", |o| r.name(o))
+                        match r.cells.owner(b) {
+                            NOBODY => "nobody",
+                            o => r.name(o),
+                        }
                     ),
                 ));
             }
