@@ -120,13 +120,9 @@ pub(crate) fn compile(
         k
     };
     let reserve = spec.reserve.as_ref().map(|r| reserve(r, &mut kind_of, regions, d));
+    // A simultaneous variant without `[world]` loads, but has no realm to resolve (the
+    // realm commands say so).
     let Some(w) = &spec.world else {
-        if turns == Some(TurnModel::Simultaneous) {
-            d.at(
-                0..0,
-                "`[world]` is required with turns.model = \"simultaneous\" (the boards the orders are given on)",
-            );
-        }
         return (reserve, None);
     };
     if turns != Some(TurnModel::Simultaneous) {
