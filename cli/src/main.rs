@@ -6,10 +6,12 @@
 
 mod ai;
 mod bench;
+mod bench_realm;
 mod duel;
 mod fixtures;
 mod play;
 mod play_solo;
+mod realm;
 mod solo;
 mod watch;
 
@@ -123,6 +125,8 @@ enum Command {
     Move(ai::MoveArgs),
     /// Two levels of the computer player play a match with alternating colours.
     Match(ai::MatchArgs),
+    /// A world of boards: resolve a round (`varia realm resolve --state S --orders O`).
+    Realm(realm::RealmArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -333,5 +337,6 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Duel(args) => duel::run(args),
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => ai::run_match(args),
+        Command::Realm(args) => realm::run(args),
     }
 }

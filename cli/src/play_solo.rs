@@ -529,8 +529,7 @@ impl Panel {
 /// The How to Play text: the `How to Play` section of the variant's README.md.
 pub fn how_to_play(v: &Variant) -> String {
     let missing = format!("{} has no How to Play text (a `## How to Play` section in its folder's README.md)", v.name);
-    let Some(dir) = &v.dir else { return missing };
-    let Ok(text) = std::fs::read_to_string(dir.join("README.md")) else { return missing };
+    let Some(text) = v.document("README.md") else { return missing };
     let mut lines = text.lines();
     let Some(level) = lines.by_ref().find_map(|l| {
         let hashes = l.chars().take_while(|&c| c == '#').count();

@@ -113,7 +113,7 @@ fn an_unknown_variant_says_where_it_looked() {
     assert_eq!(
         stderr(&o),
         format!(
-            "error: unknown variant `chesss`; known variants: {}; looked in: {} (VARIA_PATH, no such folder), \
+            "error: unknown variant `chesss` (did you mean `chessic`?); known variants: {}; looked in: {} (VARIA_PATH, no such folder), \
              ./scripts (no such folder), the built-in variants\n",
             names.join(", "),
             nowhere.display()

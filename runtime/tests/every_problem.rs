@@ -115,8 +115,9 @@ fn overrides_and_extended_files_keep_their_own_places() {
     assert_eq!(p[4], "--set pieces.rook.value=x: invalid type: string \"x\", expected i32");
 }
 
-fn fixture_problems(text: &str) -> Vec<String> {
-    let dir = scratch("fixture");
+/// Each caller passes its own folder name: the tests run in parallel.
+fn fixture_problems(folder: &str, text: &str) -> Vec<String> {
+    let dir = scratch(folder);
     let path = dir.join("f.toml");
     std::fs::write(&path, text).unwrap();
     let e = Fixture::load_as(&path, "f.toml").expect_err("should not load");
@@ -129,7 +130,7 @@ fn a_fixture_reports_every_mistake_of_every_block() {
                 clock = [{ after = 1, elapsed = 60 }]\n\n\
                 [[expect]]\nafter = \"one\"\nto_move = \"white\"\n\n\
                 [[expect]]\npieces = { e4 = \"white pawn\" }\nin_chek = false\n";
-    let p = fixture_problems(text);
+    let p = fixture_problems("every-mistake", text);
     assert_eq!(p.len(), 4, "{p:?}");
     assert_eq!(p[0], "f.toml:3:19: invalid type: integer `7`, expected a string");
     assert_eq!(p[1], "f.toml:4:33: invalid type: integer `60`, expected a string");
@@ -145,7 +146,7 @@ fn a_fixture_with_unknown_keys_only_is_checked_as_written() {
     let text = "description = \"x\"\nvariant = \"standard\"\nmoves = [\"e2-e4\"]\n\
                 [[expect]]\naftre = 1\n\n\
                 [[expect]]\nempty = [\"e9\"]\npieces = { e4 = \"white quen\" }\n";
-    let p = fixture_problems(text);
+    let p = fixture_problems("unknown-keys", text);
     assert_eq!(p.len(), 3, "{p:?}");
     assert!(
         p[0].starts_with("f.toml:5:1: unknown field `aftre`") && p[0].ends_with("(did you mean `after`?)"),

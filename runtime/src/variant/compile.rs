@@ -283,12 +283,15 @@ impl Compiler<'_, '_> {
             (None, _) => None,
         };
 
+        let tile = (geometry.files as i32, geometry.ranks as i32);
+        let (reserve, world) = super::world_rules::compile(&spec, turns, &kinds, &regions, tile, self.d);
         let variant = Variant {
             name,
             title: spec.title.unwrap_or_default(),
             summary: spec.summary.unwrap_or_default(),
             turns: turns.unwrap_or(TurnModel::Alternate),
             dir,
+            builtin: None,
             geometry,
             kinds,
             regions,
@@ -303,6 +306,8 @@ impl Compiler<'_, '_> {
             clock,
             solo,
             scoring,
+            reserve,
+            world,
             scripting: ScriptLimits {
                 memory_limit_mb: *spec.scripting.memory_limit_mb.get_ref(),
                 instruction_limit: *spec.scripting.instruction_limit.get_ref(),

@@ -332,7 +332,11 @@ pub(crate) fn load_from(origin: &Origin, overrides: &[Override]) -> Result<Varia
         }
         Origin::BuiltIn(b) => (None, Some(b.name.to_string())),
     };
-    finish(chain, overrides, dir, default_name)
+    let mut v = finish(chain, overrides, dir, default_name)?;
+    if let Origin::BuiltIn(b) = origin {
+        v.builtin = Some(b);
+    }
+    Ok(v)
 }
 
 /// Compiles TOML text (which may extend a variant found by name).

@@ -13,6 +13,8 @@ mod schema;
 mod solo;
 mod source;
 pub(crate) mod structure;
+mod world_rules;
+mod world_schema;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,6 +29,7 @@ pub use load::{Found, Origin, Script, find, known_variants, looked_in, search_pa
 pub use reload::Reloader;
 pub use solo::{DuelRules, Generation, LayerPiece, Level, SoloRules};
 pub use source::Override;
+pub use world_rules::{DropZone, Phase, ReserveRule, WorldRules};
 
 /// Whether `s` can name a variant: 1 to 64 ASCII letters, digits, `-` and `_`, starting
 /// with a letter or digit. A name becomes part of paths (a saved game's folder), so it
@@ -47,6 +50,8 @@ pub struct Variant {
     pub turns: TurnModel,
     /// The folder it was loaded from, if any.
     pub dir: Option<PathBuf>,
+    /// The shipped variant it was loaded from, if it is one (then `dir` is `None`).
+    pub builtin: Option<&'static BuiltIn>,
     pub geometry: Geometry,
     pub kinds: Vec<Kind>,
     pub regions: Vec<Region>,
@@ -73,6 +78,10 @@ pub struct Variant {
     pub solo: Option<SoloRules>,
     /// Points from tables (`[scoring]`).
     pub scoring: Option<crate::scoring::ScoringRules>,
+    /// Pieces held off the board (`[reserve]`).
+    pub reserve: Option<ReserveRule>,
+    /// A world of boards played with simultaneous orders (`[world]`).
+    pub world: Option<Arc<WorldRules>>,
     pub(crate) tables: AnyTables,
 }
 
@@ -400,6 +409,17 @@ impl Variant {
         Arc::new(v)
     }
 
+    /// A document of the variant's own folder (`"README.md"`), read from disk or from the
+    /// built-in copy; `None` if it has none. `file` is a name the program chose, never one
+    /// from data.
+    pub fn document(&self, file: &str) -> Option<String> {
+        match (&self.dir, self.builtin) {
+            (Some(dir), _) => std::fs::read_to_string(dir.join(file)).ok(),
+            (None, Some(b)) => b.file(file).and_then(|bytes| String::from_utf8(bytes.to_vec()).ok()),
+            (None, None) => None,
+        }
+    }
+
     fn clone_rules(&self) -> Variant {
         Variant {
             name: self.name.clone(),
@@ -407,6 +427,7 @@ impl Variant {
             summary: self.summary.clone(),
             turns: self.turns,
             dir: self.dir.clone(),
+            builtin: self.builtin,
             geometry: self.geometry,
             kinds: self.kinds.clone(),
             regions: self.regions.clone(),
@@ -423,6 +444,8 @@ impl Variant {
             clock: self.clock,
             solo: self.solo.clone(),
             scoring: self.scoring.clone(),
+            reserve: self.reserve.clone(),
+            world: self.world.clone(),
             tables: crate::movegen::tables::build_any(self),
         }
     }

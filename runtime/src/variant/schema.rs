@@ -64,6 +64,10 @@ pub struct VariantFile {
     pub auras: Ordered<Spanned<AuraSpec>>,
     /// A game clock.
     pub clock: Option<ClockSpec>,
+    /// A world of boards for simultaneous orders (see `world_schema.rs`).
+    pub world: Option<Spanned<super::world_schema::WorldSpec>>,
+    /// Pieces players hold off the board and may drop (a vault, a hand).
+    pub reserve: Option<Spanned<super::world_schema::ReserveSpec>>,
     /// The computer player: evaluation weights and levels. Read and checked by
     /// `varia::search` (see its docs for the keys).
     #[serde(default)]
