@@ -116,6 +116,12 @@ impl Game {
     /// A game from a FEN, whose random numbers come from `seed`.
     pub fn from_fen_seeded(variant: Arc<Variant>, text: &str, seed: u64) -> Result<Game, FenError> {
         let setup = fen::parse(&variant, text)?;
+        Game::from_checked_setup(variant, setup, seed)
+    }
+
+    /// A game from a setup that passed the FEN checks, refused if the side that just moved
+    /// left a royal piece attacked (a position no game reaches under the check rule).
+    pub(crate) fn from_checked_setup(variant: Arc<Variant>, setup: Setup, seed: u64) -> Result<Game, FenError> {
         let check = variant.rules.check;
         let g = Game::from_setup_seeded(variant, setup, seed);
         if check && g.core.opponent_in_check() {
@@ -221,7 +227,7 @@ impl Game {
         if self.outcome.is_some() {
             return;
         }
-        self.rules.elapsed_ms = elapsed.as_millis() as u64;
+        self.rules.elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         if let Ok(Some(o)) = self.judge() {
             self.last_events = vec![Event::Ended { outcome: o.clone() }];
             self.outcome = Some(o);
@@ -494,7 +500,8 @@ impl Game {
         let pieces = self.core.setup().pieces;
         let mut counts = [[0u8; crate::piece::MAX_KINDS]; 2];
         for &(_, p) in &pieces {
-            counts[p.side.index()][p.kind.index()] += 1;
+            let c = &mut counts[p.side.index()][p.kind.index()];
+            *c = c.saturating_add(1);
         }
         if d.insufficient.iter().any(|pair| {
             (pair[0] == counts[0] && pair[1] == counts[1]) || (pair[1] == counts[0] && pair[0] == counts[1])

@@ -7,6 +7,7 @@
 //! `+X` (the kind it returns as; informative, since it is forced). A trailing `+` or `#`
 //! (check, mate) is accepted and ignored.
 
+pub(crate) mod consistency;
 pub mod fen;
 
 use thiserror::Error;
