@@ -240,7 +240,10 @@ impl Game {
             let mut g = HookGame::new(self, events);
             let points = h.score(&mut g, &text).map_err(RuleError::Script)?;
             if points != 0 {
-                g.award(mover, points, "score").expect("the score hook's view is writable");
+                g.award(mover, points, "score").map_err(|why| {
+                    let at = h.place(Hook::Score).map(|p| format!("{p}: ")).unwrap_or_default();
+                    RuleError::Script(ScriptError::new("score", format!("{at}`score` returned {points}, but {why}")))
+                })?;
             }
         }
         if defines(Hook::OnTurnEnd) {
@@ -282,7 +285,7 @@ impl Game {
             return;
         }
         match counts.iter_mut().find(|(s, _)| *s == action.to) {
-            Some((_, c)) => *c += 1,
+            Some((_, c)) => *c = c.saturating_add(1),
             None => counts.push((action.to, 1)),
         }
     }

@@ -277,6 +277,16 @@ impl Hooks for LuaHooks {
         self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()].is_some()
     }
 
+    fn place(&self, hook: Hook) -> Option<String> {
+        let f = self.funcs[Hook::ALL.iter().position(|&h| h == hook)?].as_ref()?;
+        let info = f.info();
+        let file = info.source.as_deref().and_then(|s| s.strip_prefix('@')).unwrap_or(&self.label).to_string();
+        Some(match info.line_defined {
+            Some(line) => format!("{file}:{line}"),
+            None => file,
+        })
+    }
+
     fn before_action(&self, g: &mut HookGame<'_>, action: &str) -> Result<Option<String>, ScriptError> {
         let mut r: MultiValue = self.call(Hook::BeforeAction, g, |f, game| f.call((game, action)))?;
         match r.pop_front().unwrap_or(Value::Nil) {
