@@ -48,7 +48,10 @@ fn reads_back(g: &Game) {
 
 #[test]
 fn removing_the_piece_that_skipped_ends_its_en_passant() {
-    let v = load("standard", "function after_action(game, action)\n  if action == 'e2-e4' then game:remove('e4') end\nend\n");
+    let v = load(
+        "standard",
+        "function after_action(game, action)\n  if action == 'e2-e4' then game:remove('e4') end\nend\n",
+    );
     let mut g = Game::from_fen(v, "4k3/8/8/8/3p4/8/4P3/4K3 w - - 0 1").unwrap();
     g.play("e2-e4").unwrap();
     assert!(g.fen().starts_with("4k3/8/8/8/3p4/8/8/4K3 b - - "), "{}", g.fen());
@@ -80,7 +83,10 @@ fn a_piece_put_on_a_skipped_square_ends_its_en_passant() {
 #[test]
 fn a_frozen_piece_removed_by_a_rule_leaves_the_frozen_queue() {
     // fixtures/decachess/dc13: h9-h10 freezes the pawn on h10 (the graveyard is empty).
-    let v = load("decachess", "function after_action(game, action)\n  if action == 'j7-j6' then game:remove('h10') end\nend\n");
+    let v = load(
+        "decachess",
+        "function after_action(game, action)\n  if action == 'j7-j6' then game:remove('h10') end\nend\n",
+    );
     let mut g = Game::from_fen(v, "10/1P5P2/4r5/9k/10/4N5/10/10/10/K9 w - - 0 1").unwrap();
     g.play("h9-h10").unwrap();
     assert!(g.fen().ends_with(" frozen=h10"), "{}", g.fen());
@@ -149,7 +155,10 @@ fn awards_that_would_overflow_a_score_are_script_errors_at_their_line() {
     }
     assert_eq!((g.ply(), g.scores()), (0, [0, 0]), "rolled back");
     // The lowest score is a bound too.
-    let v = load("standard", "function after_action(game)\n  game:award('black', math.mininteger)\n  game:award('black', -1)\nend\n");
+    let v = load(
+        "standard",
+        "function after_action(game)\n  game:award('black', math.mininteger)\n  game:award('black', -1)\nend\n",
+    );
     assert!(matches!(Game::new(v).play("e2-e4"), Err(RuleError::Script(e)) if e.message.contains("rules.lua:3:")));
 }
 
@@ -163,7 +172,11 @@ fn a_score_hook_that_would_overflow_the_score_is_refused() {
     match g.play("d2-d4") {
         Err(RuleError::Script(e)) => {
             assert_eq!(e.hook, "score");
-            assert!(e.message.contains("rules.lua:1: `score` returned 9223372036854775807, but awarding"), "{}", e.message);
+            assert!(
+                e.message.contains("rules.lua:1: `score` returned 9223372036854775807, but awarding"),
+                "{}",
+                e.message
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -181,11 +194,15 @@ fn game_time_beyond_the_millisecond_counter_is_the_largest_time() {
 #[test]
 fn damage_multiplied_past_the_largest_number_stays_the_largest() {
     // A lone knight has one stack (its own): damage × base¹ = (2³²−1)², past 2⁶³.
-    let v = Variant::load_with("chessception", &set(&["auras.knight.base=4294967295", "pieces.knight.damage=4294967295"]))
-        .unwrap();
+    let v =
+        Variant::load_with("chessception", &set(&["auras.knight.base=4294967295", "pieces.knight.damage=4294967295"]))
+            .unwrap();
     let mut g = Game::from_fen(v, "4k3/8/8/3p4/8/4N3/8/4K3 w - - 0 1").unwrap();
     let lines: Vec<String> = g.play("e3-d5").unwrap().iter().map(|e| e.describe(g.variant())).collect();
-    assert!(lines.iter().any(|l| l.starts_with("black pawn on d5 takes 9223372036854775807 (primary, ×4294967295)")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("black pawn on d5 takes 9223372036854775807 (primary, ×4294967295)")),
+        "{lines:?}"
+    );
     assert!(lines.contains(&"black pawn on d5 killed".to_string()), "{lines:?}");
     assert_eq!(g.piece_at(sq(&g, "d5")).map(|p| g.variant().kind(p.kind).name.clone()), Some("knight".into()));
 }

@@ -40,6 +40,14 @@ pub enum RuleError {
     /// A hook failed; the action was rolled back and the game is as it was.
     #[error("{0} (in hook `{hook}`; the action was rolled back)", hook = .0.hook)]
     Script(ScriptError),
+    /// A hook failed while the legal actions were listed (`filter_actions`, or a
+    /// `check_outcome` it relies on); nothing was applied.
+    #[error("{0} (in hook `{hook}`, while listing the legal actions; nothing was changed)", hook = .0.hook)]
+    Listing(ScriptError),
+    /// Walking the tree of legal actions (perft) failed below the current position, after
+    /// these actions.
+    #[error("after {moves}: {error}")]
+    Below { moves: String, error: Box<RuleError> },
 }
 
 /// What a rollback or an undo restores.
@@ -260,13 +268,14 @@ impl Game {
         self.core.in_check()
     }
 
+    /// The piece on `sq` (none on a square off the board).
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        self.core.piece_at(sq)
+        (sq.index() < self.variant.geometry.len()).then(|| self.core.piece_at(sq)).flatten()
     }
 
     /// Everything about the piece on `sq`: hit points, auras, waiting or frozen.
     pub fn piece_state(&self, sq: Square) -> Option<crate::piece::PieceState> {
-        self.core.piece_state(sq)
+        (sq.index() < self.variant.geometry.len()).then(|| self.core.piece_state(sq)).flatten()
     }
 
     /// Every piece, by square.
@@ -308,6 +317,27 @@ impl Game {
                 t
             })
             .collect()
+    }
+
+    /// An action as the history will write it: in notation, with `+X` for each frozen
+    /// piece that returns after it (as [`Game::history_text`] writes the actions played).
+    pub fn action_text(&self, a: &Action) -> String {
+        let mut t = self.format(a);
+        // Only a capture with frozen pieces on the board returns one; only an action the
+        // core itself offers is tried (the copy is made as play would make it).
+        if self.core.setup().frozen.is_empty() || !self.core_actions().contains(a) {
+            return t;
+        }
+        let mut after = self.core.boxed();
+        let mut events = Vec::new();
+        after.make(*a, &mut events);
+        for e in &events {
+            if let Event::Returned { to, .. } = e {
+                t.push('+');
+                t.push(self.variant.kind(*to).letter);
+            }
+        }
+        t
     }
 
     /// The move list as one line of text (what "copy moves" puts on the clipboard).
@@ -360,9 +390,58 @@ impl Game {
         self.variant.hooks.as_ref().is_some_and(|h| Hook::ALL.iter().any(|&k| h.defines(k)))
     }
 
-    /// The number of leaves of the legal-move tree to `depth`. Variants without hooks
-    /// count on the core alone (no Lua on that path); with hooks, every node goes through
-    /// the full pipeline.
+    /// The number of leaves of the legal-move tree to `depth`, or the first error of a
+    /// hook on the way (with the actions that led to it). Variants without hooks count on
+    /// the core alone (no Lua on that path); with hooks, every node goes through the full
+    /// pipeline.
+    pub fn try_perft(&self, depth: u32) -> Result<u64, RuleError> {
+        self.perft_below(depth, &mut Vec::new())
+    }
+
+    fn perft_below(&self, depth: u32, path: &mut Vec<String>) -> Result<u64, RuleError> {
+        if !self.hooked() {
+            return Ok(self.core.perft(depth));
+        }
+        if depth == 0 {
+            return Ok(1);
+        }
+        let below = |path: &[String], e: RuleError| {
+            if path.is_empty() { e } else { RuleError::Below { moves: path.join(" "), error: Box::new(e) } }
+        };
+        let actions = self.try_legal_actions().map_err(|e| below(path, e))?;
+        if depth == 1 {
+            return Ok(actions.len() as u64);
+        }
+        let mut n = 0u64;
+        for a in actions {
+            let mut g = self.clone();
+            path.push(self.format(&a));
+            g.apply_unchecked(a).map_err(|e| below(&path[..path.len() - 1], e))?;
+            n += g.perft_below(depth - 1, path)?;
+            path.pop();
+        }
+        Ok(n)
+    }
+
+    /// [`Game::try_perft`] split by first action.
+    pub fn try_divide(&self, depth: u32) -> Result<Vec<(Action, u64)>, RuleError> {
+        let d = depth.max(1);
+        let mut out = Vec::new();
+        for a in self.try_legal_actions()? {
+            if !self.hooked() {
+                out.push((a, self.core.after(a).perft(d - 1)));
+                continue;
+            }
+            let mut g = self.clone();
+            g.apply_unchecked(a)?;
+            let n = g.perft_below(d - 1, &mut vec![self.format(&a)])?;
+            out.push((a, n));
+        }
+        Ok(out)
+    }
+
+    /// The number of leaves of the legal-move tree to `depth`; a subtree whose hooks
+    /// fail counts 0 ([`Game::try_perft`] reports the error instead).
     pub fn perft(&self, depth: u32) -> u64 {
         if !self.hooked() {
             return self.core.perft(depth);
@@ -386,7 +465,7 @@ impl Game {
             .sum()
     }
 
-    /// Perft split by first action.
+    /// Perft split by first action (failing subtrees count 0; see [`Game::try_divide`]).
     pub fn divide(&self, depth: u32) -> Vec<(Action, u64)> {
         let d = depth.max(1);
         self.legal_actions()
@@ -565,7 +644,7 @@ impl Game {
         match a.kind {
             ActionKind::EnPassant | ActionKind::Shot => true,
             ActionKind::Castle(_) => false,
-            _ => self.core.piece_at(a.to).is_some_and(|p| p.side != self.to_move()),
+            _ => self.piece_at(a.to).is_some_and(|p| p.side != self.to_move()),
         }
     }
 }

@@ -29,7 +29,7 @@ impl Game {
         if self.outcome.is_some() {
             return Ok(Vec::new());
         }
-        self.actions().map_err(RuleError::Script)
+        self.actions().map_err(RuleError::Listing)
     }
 
     /// The legal actions, through `filter_actions` when the variant defines it.
@@ -74,12 +74,16 @@ impl Game {
         if let Some(o) = &self.outcome {
             return Err(RuleError::GameOver(o.describe()));
         }
-        let legal = self.actions().map_err(RuleError::Script)?;
+        let legal = self.actions().map_err(RuleError::Listing)?;
         if !legal.contains(&action) {
-            return Err(RuleError::Illegal {
-                action: self.format(&action),
-                why: self.explain(action.from, action.to, action.promotion),
-            });
+            let w = notation::Written {
+                from: action.from,
+                to: action.to,
+                promotion: action.promotion,
+                returned: None,
+                landing: action.landing,
+            };
+            return Err(RuleError::Illegal { action: self.format(&action), why: self.refusal(&w, &legal) });
         }
         self.apply_unchecked(action)
     }
@@ -90,7 +94,7 @@ impl Game {
         if let Some(o) = &self.outcome {
             return Err(RuleError::GameOver(o.describe()));
         }
-        let legal = self.actions().map_err(RuleError::Script)?;
+        let legal = self.actions().map_err(RuleError::Listing)?;
         // A castling named by another square of its own (`also_to`, a click target),
         // unless that is a move of its own.
         if !legal.iter().any(|a| a.from == w.from && a.to == w.to) {
@@ -109,6 +113,7 @@ impl Game {
             .collect();
         match matches.len() {
             1 => Ok(matches[0]),
+            0 => Err(RuleError::Illegal { action: text.trim().to_string(), why: self.refusal(&w, &legal) }),
             _ if matches.iter().any(|a| a.landing.is_some()) && w.landing.is_none() => {
                 let mut choices: Vec<String> = matches
                     .iter()
@@ -121,10 +126,6 @@ impl Game {
                     why: format!("it kills on several squares: choose where to land with {}", choices.join(" or ")),
                 })
             }
-            0 => Err(RuleError::Illegal {
-                action: text.trim().to_string(),
-                why: self.explain(w.from, w.to, w.promotion),
-            }),
             _ if matches.iter().all(|a| a.promotion.is_some()) => {
                 let choices: Vec<String> =
                     matches.iter().map(|a| format!("={}", self.variant.kind(a.promotion.unwrap()).letter)).collect();
