@@ -22,6 +22,8 @@ fn the_issue_s_panics_are_errors() {
         "rank 8: an empty count of more than 16 squares",
     );
     refused(&["moves", "standard", "--fen", "4k3/8/8/8/8/8/8/4K3 w - - 0 99999999999"], "fullmove field");
+    // A depth no count needs: once it reserved memory per level and overflowed the stack.
+    refused(&["perft", "standard", "4000000000", "--fen", "k7/8/K7/8/8/8/8/8 w - - 0 1"], "more than 64");
 }
 
 #[test]

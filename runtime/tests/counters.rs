@@ -230,3 +230,27 @@ fn a_board_full_of_one_kind_is_counted_without_overflow() {
     // none is a stalemate, a draw.
     assert_eq!(g.outcome().map(|o| o.reason), Some(Reason::Stalemate));
 }
+
+#[test]
+fn a_rule_that_leaves_the_mover_s_king_attacked_is_refused() {
+    // Under the check rule no action ends with the mover's king attacked, commands or not.
+    let v = load(
+        "standard",
+        "function after_action(game, action)\n  if action == 'e2-e4' then game:place('e2', 'queen', 'black') end\nend\n",
+    );
+    let mut g = Game::new(v);
+    let e = g.play("e2-e4").unwrap_err().to_string();
+    assert_eq!(e, "e2-e4 is illegal: with the rules' commands it leaves white's royal piece attacked");
+    assert_eq!(g.ply(), 0);
+    g.play("d2-d4").unwrap();
+    reads_back(&g);
+}
+
+#[test]
+fn perft_deeper_than_any_count_is_refused_not_a_crash() {
+    let g = Game::from_fen(Variant::load("standard").unwrap(), "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").unwrap();
+    assert_eq!(g.try_perft(64).unwrap(), 0, "stalemate: nothing to count");
+    assert!(matches!(g.try_perft(65), Err(RuleError::TooDeep(65))));
+    assert_eq!(g.try_divide(4_000_000_000).unwrap_err().to_string(), "a perft depth of 4000000000 is more than 64");
+    assert_eq!(g.perft(u32::MAX), 0);
+}

@@ -327,3 +327,22 @@ fn snapshot_numbers_are_range_checked_not_truncated() {
     max["pieces"][0]["max_hp"] = json!(9);
     assert!(restore_error(&cc, &max).contains("field `pieces[0].max_hp` disagrees with the position it describes"));
 }
+
+#[test]
+fn a_playthrough_is_bounded() {
+    let dir = std::env::temp_dir().join(format!("varia-inputs-{}-walk", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("walk.toml");
+    for (plies, ok) in [(0u64, false), (100_000, true), (100_001, false), (4_000_000_000, false)] {
+        let text =
+            format!("description = \"x\"\nvariant = \"standard\"\nplaythrough = {{ seed = 1, plies = {plies} }}\n");
+        std::fs::write(&path, text).unwrap();
+        match varia::fixture::Fixture::load_as(&path, "walk.toml") {
+            Ok(_) => assert!(ok, "{plies} plies loaded"),
+            Err(e) => {
+                assert!(!ok, "{plies}: {e}");
+                assert!(e.to_string().contains("a playthrough needs `plies` from 1 to 100000"), "{e}");
+            }
+        }
+    }
+}

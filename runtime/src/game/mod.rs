@@ -44,11 +44,18 @@ pub enum RuleError {
     /// `check_outcome` it relies on); nothing was applied.
     #[error("{0} (in hook `{hook}`, while listing the legal actions; nothing was changed)", hook = .0.hook)]
     Listing(ScriptError),
+    /// A perft deeper than [`MAX_PERFT_DEPTH`] (no real count needs it, and the walk
+    /// would exhaust the stack).
+    #[error("a perft depth of {0} is more than {max}", max = MAX_PERFT_DEPTH)]
+    TooDeep(u32),
     /// Walking the tree of legal actions (perft) failed below the current position, after
     /// these actions.
     #[error("after {moves}: {error}")]
     Below { moves: String, error: Box<RuleError> },
 }
+
+/// The deepest perft counted (deeper ones are refused).
+pub const MAX_PERFT_DEPTH: u32 = 64;
 
 /// What a rollback or an undo restores.
 struct Saved {
@@ -395,6 +402,9 @@ impl Game {
     /// the core alone (no Lua on that path); with hooks, every node goes through the full
     /// pipeline.
     pub fn try_perft(&self, depth: u32) -> Result<u64, RuleError> {
+        if depth > MAX_PERFT_DEPTH {
+            return Err(RuleError::TooDeep(depth));
+        }
         self.perft_below(depth, &mut Vec::new())
     }
 
@@ -425,6 +435,9 @@ impl Game {
 
     /// [`Game::try_perft`] split by first action.
     pub fn try_divide(&self, depth: u32) -> Result<Vec<(Action, u64)>, RuleError> {
+        if depth > MAX_PERFT_DEPTH {
+            return Err(RuleError::TooDeep(depth));
+        }
         let d = depth.max(1);
         let mut out = Vec::new();
         for a in self.try_legal_actions()? {
@@ -441,8 +454,12 @@ impl Game {
     }
 
     /// The number of leaves of the legal-move tree to `depth`; a subtree whose hooks
-    /// fail counts 0 ([`Game::try_perft`] reports the error instead).
+    /// fail counts 0, and so does a depth past [`MAX_PERFT_DEPTH`] ([`Game::try_perft`]
+    /// reports both instead).
     pub fn perft(&self, depth: u32) -> u64 {
+        if depth > MAX_PERFT_DEPTH {
+            return 0;
+        }
         if !self.hooked() {
             return self.core.perft(depth);
         }
@@ -467,6 +484,9 @@ impl Game {
 
     /// Perft split by first action (failing subtrees count 0; see [`Game::try_divide`]).
     pub fn divide(&self, depth: u32) -> Vec<(Action, u64)> {
+        if depth > MAX_PERFT_DEPTH {
+            return Vec::new();
+        }
         let d = depth.max(1);
         self.legal_actions()
             .into_iter()

@@ -255,6 +255,15 @@ impl Game {
             }
         }
 
+        // Rule commands (or an action a filter added) may move pieces, but under the check
+        // rule no action ends with the mover's royal piece attacked: no game holds that
+        // position, and its FEN would not read back.
+        if self.variant.rules.check && self.core.opponent_in_check() {
+            return Err(RuleError::Illegal {
+                action: text,
+                why: format!("with the rules' commands it leaves {mover}'s royal piece attacked"),
+            });
+        }
         self.hashes.push(self.core.hash());
         let outcome = self.judge().map_err(RuleError::Script)?;
         if let Some(o) = &outcome {
