@@ -216,3 +216,33 @@ fn a_fixture_meeting_a_failing_filter_stops_with_the_error() {
         .to_string();
     assert!(e.contains("at the end: ") && e.contains("boom"), "{e}");
 }
+
+#[test]
+fn what_a_filter_returns_is_read_not_trusted() {
+    // Text cut inside a character once killed the host; now it is the hook's error.
+    for (returned, why) in [
+        ("é", "returned `é`, which is not an action"),
+        ("e2-é4", "returned `e2-é4`, which is not an action"),
+        ("e7-e5", "returned `e7-e5`, but e7 holds no piece of the side to move"),
+        // Not a move the core knows: played as a plain move, it would stack the king on
+        // the queen.
+        ("e1-d1", "returned `e1-d1`, but d1 holds a piece of the side to move"),
+    ] {
+        let v = load("standard", &format!("function filter_actions(game, actions)\n  return {{ '{returned}' }}\nend\n"));
+        let mut g = Game::new(v.clone());
+        match g.try_legal_actions() {
+            Err(RuleError::Listing(e)) => assert!(e.message.contains(why), "{}", e.message),
+            other => panic!("{returned}: {other:?}"),
+        }
+        assert!(matches!(g.play("e2-e4"), Err(RuleError::Listing(_))));
+        assert_eq!(g.fen(), Game::new(v).fen());
+    }
+    // A plain move the core does not know, onto an empty square, is the rule's to allow.
+    let v = load(
+        "standard",
+        "function filter_actions(game, actions)\n  if game:to_move() == 'white' then return { 'e1-e3' } end\n  return actions\nend\n",
+    );
+    let mut g = Game::from_fen(v, "4k3/8/8/8/8/8/P7/4K3 w - - 0 1").unwrap();
+    g.play("e1-e3").unwrap();
+    assert!(g.fen().starts_with("4k3/8/8/8/8/4K3/P7/8 b"), "{}", g.fen());
+}

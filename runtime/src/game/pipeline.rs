@@ -62,6 +62,16 @@ impl Game {
                     ),
                 ));
             }
+            // A plain move onto its own side's piece would stack two pieces on a square.
+            if found.is_none() && self.core.piece_at(a.to).is_some_and(|p| p.side == self.core.to_move()) {
+                return Err(ScriptError::new(
+                    "filter_actions",
+                    format!(
+                        "returned `{text}`, but {} holds a piece of the side to move",
+                        self.variant.square_name(a.to)
+                    ),
+                ));
+            }
             out.push(a);
         }
         out.sort();

@@ -15,6 +15,10 @@
 //! - `hp=e4:1,d5:3`: hit points of pieces not at full health;
 //! - `spent=e4:d3`: the stack of the aura source on d3 is spent on the piece on e4;
 //! - `guard=c3:1`: the piece on c3 still holds the divide aura out of range, 1 ply out.
+//!
+//! Each field is given once and must agree with the board and the rules (an en-passant
+//! square the last move skipped, frozen pieces in their zone…: `consistency.rs`); the
+//! board is read by characters, its counts bounded before they can overflow.
 
 use thiserror::Error;
 
