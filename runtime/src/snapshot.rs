@@ -129,11 +129,8 @@ impl Game {
         let (game, against) = match obj.get("history") {
             Some(h) => (replay(&variant, h)?, "the replayed history"),
             None => {
-                let setup = match described {
-                    Some(s) => s,
-                    None if POSITION.iter().any(|f| obj.contains_key(*f)) => setup_from_json(&variant, obj)?,
-                    None => return Err(field("pieces", "a snapshot needs `history`, `pieces` or `fen`")),
-                };
+                let setup =
+                    described.ok_or_else(|| field("pieces", "a snapshot needs `history`, `pieces` or `fen`"))?;
                 let g = Game::from_checked_setup(variant.clone(), setup, 0)
                     .map_err(|e| field("(position)", e.to_string()))?;
                 (g, "the position it describes")
@@ -192,8 +189,8 @@ fn agree(
     if let Some(f) = obj.get("fen").and_then(Value::as_str) {
         let from_fen = fen::parse(v, f).map_err(|e| field("fen", e.to_string()))?;
         compare(v, &from_fen, &live, against).map_err(|e| match e {
-            SnapshotError::Mismatch { found, actual, .. } => {
-                SnapshotError::Mismatch { field: "fen".into(), found, actual, against }
+            SnapshotError::Mismatch { .. } => {
+                SnapshotError::Mismatch { field: "fen".into(), found: f.to_string(), actual: game.fen(), against }
             }
             other => other,
         })?;

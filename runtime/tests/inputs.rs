@@ -256,6 +256,17 @@ fn snapshot_fields_must_agree_with_the_replayed_history() {
     let mut s = good.clone();
     s["events"] = json!([]);
     assert!(restore_error(&v, &s).contains("field `events` disagrees"));
+    let mut s = good.clone();
+    s.as_object_mut().unwrap().remove("pieces");
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    s["fen"] = json!(start);
+    assert_eq!(
+        restore_error(&v, &s),
+        format!("field `fen` disagrees with the replayed history: it says {start}, but it is {}", g.fen())
+    );
+    // A lone field describes no game.
+    let e = restore_error(&v, &json!({"variant": "standard", "to_move": "white"}));
+    assert!(e.contains("a snapshot needs `history`, `pieces` or `fen`"), "{e}");
     // Unknown fields are refused, not skipped.
     let mut s = good.clone();
     s["to_mvoe"] = json!("white");

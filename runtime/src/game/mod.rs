@@ -24,6 +24,9 @@ use crate::outcome::{GameResult, Outcome, Reason};
 use crate::piece::{Piece, Side};
 use crate::variant::{Variant, Verdict};
 
+/// The deepest perft counted (deeper ones are refused).
+pub const MAX_PERFT_DEPTH: u32 = 64;
+
 /// Why an action was refused. The game is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RuleError {
@@ -53,9 +56,6 @@ pub enum RuleError {
     #[error("after {moves}: {error}")]
     Below { moves: String, error: Box<RuleError> },
 }
-
-/// The deepest perft counted (deeper ones are refused).
-pub const MAX_PERFT_DEPTH: u32 = 64;
 
 /// What a rollback or an undo restores.
 struct Saved {

@@ -255,6 +255,10 @@ impl LuaHooks {
         }
         let message = if message.contains("not enough memory") {
             format!("{}: the rules ran out of memory ([scripting] memory_limit_mb = {})", self.label, self.memory_mb)
+        } else if message.starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '/')
+            && message.contains(".lua:")
+        {
+            message
         } else {
             located(&self.label, &message, &traceback)
         };
