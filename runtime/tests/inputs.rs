@@ -218,10 +218,12 @@ fn a_snapshot_s_en_passant_victim_must_be_the_piece_that_skipped() {
     let (v, g) = en_passant_game();
     let good = g.snapshot();
     assert_eq!((good["en_passant"].clone(), good["en_passant_victim"].clone()), (json!(["d6"]), json!("d5")));
-    // The case: the victim set to the black king's square.
+    // The case: the victim set to the black king's square (without the `fen`,
+    // which no longer agrees, nothing else gave it away).
     for history in [true, false] {
         let mut s = good.clone();
         s["en_passant_victim"] = json!("e8");
+        s.as_object_mut().unwrap().remove("fen");
         if !history {
             s.as_object_mut().unwrap().remove("history");
         }
