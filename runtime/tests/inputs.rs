@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use varia::rng::Rng;
-use varia::{FenError, Game, RuleError, SnapshotError, Variant};
+use varia::{FenError, Game, RuleError, Variant};
 
 fn load(name: &str) -> Arc<Variant> {
     Variant::load(name).unwrap_or_else(|e| panic!("{e}"))

@@ -228,7 +228,8 @@ fn what_a_filter_returns_is_read_not_trusted() {
         // the queen.
         ("e1-d1", "returned `e1-d1`, but d1 holds a piece of the side to move"),
     ] {
-        let v = load("standard", &format!("function filter_actions(game, actions)\n  return {{ '{returned}' }}\nend\n"));
+        let v =
+            load("standard", &format!("function filter_actions(game, actions)\n  return {{ '{returned}' }}\nend\n"));
         let mut g = Game::new(v.clone());
         match g.try_legal_actions() {
             Err(RuleError::Listing(e)) => assert!(e.message.contains(why), "{}", e.message),
