@@ -275,8 +275,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
             if let Some(o) = game.outcome() {
                 eprintln!("the game is over: {}", o.describe());
             }
-            for a in game.legal_actions() {
-                println!("{}", game.format(&a));
+            // A failing filter_actions hook is an error (exit 1), not an empty list.
+            for a in game.try_legal_actions()? {
+                println!("{}", game.action_text(&a));
             }
             Ok(())
         }
@@ -312,14 +313,14 @@ fn run(cmd: Command) -> Result<(), Fail> {
             };
             let t = Instant::now();
             let total = if divide {
-                let mut total = 0;
-                for (a, n) in game.divide(depth) {
-                    println!("{}: {n}", game.format(&a));
-                    total += n;
+                let mut total = 0u64;
+                for (a, n) in game.try_divide(depth)? {
+                    println!("{}: {n}", game.action_text(&a));
+                    total = total.saturating_add(n);
                 }
                 total
             } else {
-                game.perft(depth)
+                game.try_perft(depth)?
             };
             let secs = t.elapsed().as_secs_f64();
             eprintln!(

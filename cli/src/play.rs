@@ -354,7 +354,13 @@ impl Panel {
                 }
             },
             "moves" => {
-                let list: Vec<String> = self.game.legal_actions().iter().map(|a| self.game.format(a)).collect();
+                let list: Vec<String> = match self.game.try_legal_actions() {
+                    Ok(l) => l.iter().map(|a| self.game.action_text(a)).collect(),
+                    Err(e) => {
+                        let _ = writeln!(out, "{e}");
+                        return Ok(true);
+                    }
+                };
                 let _ = writeln!(out, "{} legal: {}", list.len(), list.join(" "));
                 let castling = castling_moves(&self.game);
                 if !castling.is_empty() {

@@ -938,7 +938,7 @@ impl Compiler<'_, '_> {
             for (i, part) in parts.iter().enumerate().take(2) {
                 for c in part.chars() {
                     match kind_of(c) {
-                        Some(k) => pair[i][k] += 1,
+                        Some(k) => pair[i][k] = pair[i][k].saturating_add(1),
                         None => ok = false,
                     }
                 }
