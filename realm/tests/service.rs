@@ -289,3 +289,25 @@ fn a_schema_newer_than_this_build_is_refused_and_an_old_one_migrates() {
     let clock = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
     assert!(Service::open(Box::new(varia_realm::SqliteStore::open(&other, false).unwrap()), clock).is_err());
 }
+
+#[test]
+fn a_resolver_is_refused_while_another_holds_the_realm_and_goes_ahead_after() {
+    use varia_realm::db::{Lock, Mode};
+    for (name, mut open) in stores("lock") {
+        let (mut s, clock) = realm(open(true).unwrap(), 6, 1);
+        s.join("alice").unwrap();
+        clock.set(FIRST_DEADLINE_6H);
+        // Another resolver's transaction, as `resolve_one` opens it.
+        let mut other = open(false).unwrap();
+        let mut tx = other.begin(Mode::Write).unwrap();
+        tx.lock_resolver().unwrap();
+        tx.lock_meta(Lock::Update).unwrap();
+        match s.advance(false) {
+            Err(Error::ResolverBusy { .. }) => {}
+            other => panic!("{name}: {other:?}"),
+        }
+        drop(tx);
+        assert_eq!(s.advance(false).unwrap().len(), 1, "{name}");
+        assert_eq!(s.state().unwrap().round, 1, "{name}: resolved once");
+    }
+}
