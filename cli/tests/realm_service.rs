@@ -71,6 +71,8 @@ fn show(db: &str, token: &str) -> serde_json::Value {
 }
 
 /// Starts varia paused at `point`, and returns once it says it is there.
+// The child is returned to be killed and waited for by `sigkill`, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn paused(args: &[&str], point: &str) -> Child {
     let mut child = Command::new(VARIA)
         .args(args)
@@ -83,7 +85,11 @@ fn paused(args: &[&str], point: &str) -> Child {
     let mut line = String::new();
     loop {
         line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "varia ended before pausing at {point}");
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            let _ = child.kill();
+            let status = child.wait();
+            panic!("varia ended before pausing at {point}: {status:?}");
+        }
         if line.trim() == format!("paused at {point}") {
             return child;
         }
