@@ -15,7 +15,7 @@ pub const FIRST_DEADLINE_6H: i64 = 1_015_200;
 
 static N: AtomicU64 = AtomicU64::new(0);
 
-/// A fresh scratch folder under the target dir.
+/// A fresh scratch folder in the system temp dir (left there after the test, for a look).
 pub fn scratch(name: &str) -> PathBuf {
     let n = N.fetch_add(1, Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!("varia-realm-{}-{name}-{n}", std::process::id()));
