@@ -12,6 +12,7 @@ mod fixtures;
 mod play;
 mod play_solo;
 mod realm;
+mod realm_service;
 mod solo;
 mod watch;
 
@@ -125,7 +126,7 @@ enum Command {
     Move(ai::MoveArgs),
     /// Two levels of the computer player play a match with alternating colours.
     Match(ai::MatchArgs),
-    /// A world of boards: resolve a round (`varia realm resolve --state S --orders O`).
+    /// A world of boards: resolve a round (`varia realm resolve`), or run a realm (`new`, `join`, `order`, `show`, `advance`, `serve`).
     Realm(realm::RealmArgs),
 }
 

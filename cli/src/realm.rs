@@ -1,7 +1,8 @@
 //! `varia realm resolve`: the pure round resolver of a world of boards (DESIGN.md §8).
 //! Reads STATE and ORDERS as JSON files, prints the new state, every order's verdict
 //! and the events: as JSON with `--json` (byte-identical for the same input), else as
-//! readable lines.
+//! readable lines. The other `varia realm` commands run a realm kept in a database,
+//! as thin calls into the `varia-realm` crate (realm_service.rs).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -43,6 +44,8 @@ enum RealmCommand {
         #[arg(long)]
         json: bool,
     },
+    #[command(flatten)]
+    Service(crate::realm_service::ServiceCommand),
 }
 
 fn read(path: &PathBuf) -> Result<String, Fail> {
@@ -91,5 +94,6 @@ pub fn run(args: RealmArgs) -> Result<(), Fail> {
             );
             Ok(())
         }
+        RealmCommand::Service(c) => crate::realm_service::run(c),
     }
 }

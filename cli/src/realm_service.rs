@@ -1,0 +1,180 @@
+//! `varia realm new | join | order | show | advance | serve`: a realm kept in a
+//! database (a SQLite file, or `postgres://…#schema`), each command a thin call into
+//! `varia_realm::Service`. `--at SECONDS` pins the clock (Unix time, UTC) for scripts
+//! and tests; without it the machine's clock is used.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use varia_realm::{Clock, ManualClock, RealmConfig, Service, SystemClock, open_store};
+
+use crate::Fail;
+
+#[derive(clap::Args)]
+pub struct DbArgs {
+    /// The realm's database: a file path (SQLite), or `postgres://…[#schema]`.
+    #[arg(long, value_name = "PATH|URL")]
+    db: String,
+    /// The clock's reading, in Unix seconds (default: the machine's clock).
+    #[arg(long, value_name = "SECONDS")]
+    at: Option<i64>,
+}
+
+#[derive(clap::Subcommand)]
+pub enum ServiceCommand {
+    /// Make a realm from its config (TOML: name, variant, round_hours = 6|10|24, seed).
+    New {
+        #[arg(long, value_name = "REALM.toml")]
+        config: PathBuf,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Join a realm: three boards and a secret token, printed once.
+    Join {
+        #[command(flatten)]
+        db: DbArgs,
+        /// Your player name (letters, digits, `-`, `_`).
+        #[arg(long)]
+        player: String,
+    },
+    /// Submit (or replace) your orders for the open round; a refused order says why.
+    Order {
+        #[command(flatten)]
+        db: DbArgs,
+        #[arg(long)]
+        token: String,
+        /// A JSON file holding the list of orders.
+        #[arg(long, value_name = "ORDERS.json", conflicts_with = "order")]
+        orders: Option<PathBuf>,
+        /// One order as JSON (repeatable), e.g. '{"type":"pass","board":[0,0]}'.
+        #[arg(long, value_name = "JSON")]
+        order: Vec<String>,
+        /// Refuse unless this is the open round.
+        #[arg(long)]
+        round: Option<u64>,
+    },
+    /// The world as your token may see it (JSON), or a resolved round with `--round`.
+    Show {
+        #[command(flatten)]
+        db: DbArgs,
+        #[arg(long)]
+        token: String,
+        #[arg(long)]
+        round: Option<u64>,
+    },
+    /// Resolve the rounds that are due by the clock (or the open one with `--now`).
+    Advance {
+        #[command(flatten)]
+        db: DbArgs,
+        /// Resolve the open round at once, due or not.
+        #[arg(long)]
+        now: bool,
+    },
+    /// Serve the realm's HTTP/JSON API (127.0.0.1 unless told otherwise).
+    Serve {
+        #[arg(long, value_name = "PATH|URL")]
+        db: String,
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Seconds between checks for due rounds (0: never resolve; leave it to `advance`).
+        #[arg(long, default_value_t = 10)]
+        tick: u64,
+    },
+}
+
+fn clock(at: Option<i64>) -> Arc<dyn Clock> {
+    match at {
+        Some(t) => Arc::new(ManualClock::new(t)),
+        None => Arc::new(SystemClock),
+    }
+}
+
+fn open(db: &DbArgs) -> Result<Service, Fail> {
+    Ok(Service::open(open_store(&db.db, false)?, clock(db.at))?)
+}
+
+pub fn run(c: ServiceCommand) -> Result<(), Fail> {
+    match c {
+        ServiceCommand::New { config, db } => {
+            let path = config.display().to_string();
+            let text = std::fs::read_to_string(&config).map_err(|e| Fail(format!("{path}: {e}")))?;
+            let cfg = RealmConfig::parse(&text, &path)?;
+            let mut s = Service::create(open_store(&db.db, true)?, &cfg, clock(db.at))?;
+            let m = s.meta()?;
+            println!("realm `{}` ({}, {} h rounds) made in {}", m.name, m.variant, m.round_hours, db.db);
+            println!("round 0 resolves at {}", m.deadline);
+        }
+        ServiceCommand::Join { db, player } => {
+            let j = open(&db)?.join(&player)?;
+            let boards: Vec<String> = j.boards.iter().map(|[x, y]| format!("[{x}, {y}]")).collect();
+            println!("{} joined round {} on boards {}", j.player, j.round, boards.join(" "));
+            println!("token: {}", j.token);
+            eprintln!("keep the token: it is shown only now (the realm keeps only its hash)");
+        }
+        ServiceCommand::Order { db, token, orders, order, round } => {
+            let list: Vec<serde_json::Value> = match orders {
+                Some(path) => {
+                    let shown = path.display().to_string();
+                    let text = std::fs::read_to_string(&path).map_err(|e| Fail(format!("{shown}: {e}")))?;
+                    varia::world::state::parse_json(&text, &shown)?
+                }
+                None => order
+                    .iter()
+                    .enumerate()
+                    .map(|(i, o)| varia::world::state::parse_json(o, &format!("--order {}", i + 1)))
+                    .collect::<Result<_, _>>()?,
+            };
+            match open(&db)?.submit(&token, &list, round) {
+                Ok(s) => {
+                    for (i, v) in s.verdicts.iter().enumerate() {
+                        println!("order {}: {}", i + 1, v.reason);
+                    }
+                    println!("{} orders stored for round {} (deadline {})", s.verdicts.len(), s.round, s.deadline);
+                }
+                Err(varia_realm::Error::OrdersRefused { given, refused, verdicts }) => {
+                    for (i, v) in verdicts.iter().enumerate() {
+                        let mark = if v.accepted { "ok" } else { "refused" };
+                        println!("order {}: {mark}: {}", i + 1, v.reason);
+                    }
+                    return Err(Fail(format!("{refused} of {given} orders refused; nothing was stored")));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        ServiceCommand::Show { db, token, round } => {
+            let mut s = open(&db)?;
+            let text = match round {
+                Some(n) => serde_json::to_string_pretty(&s.round(&token, n)?)?,
+                None => serde_json::to_string_pretty(&s.view(&token)?)?,
+            };
+            println!("{text}");
+        }
+        ServiceCommand::Advance { db, now } => {
+            let mut s = open(&db)?;
+            let done = s.advance(now)?;
+            for a in &done {
+                println!(
+                    "round {} resolved at {}: {} events; next deadline {}",
+                    a.round, a.resolved_at, a.events, a.next_deadline
+                );
+            }
+            if done.is_empty() {
+                let m = s.meta()?;
+                println!("no round is due: the open round resolves at {}", m.deadline);
+            }
+        }
+        ServiceCommand::Serve { db, host, port, tick } => {
+            let s = Service::open(open_store(&db, false)?, Arc::new(SystemClock))?;
+            let ip: std::net::IpAddr = host.parse().map_err(|_| Fail(format!("--host {host}: not an IP address")))?;
+            let tick = (tick > 0).then(|| Duration::from_secs(tick));
+            varia_realm::server::serve(s, SocketAddr::new(ip, port), tick, |a| {
+                println!("serving realm {db} on http://{a}");
+            })?;
+        }
+    }
+    Ok(())
+}

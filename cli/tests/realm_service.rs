@@ -1,0 +1,229 @@
+//! `varia realm new | join | order | show | advance` as a person runs them, and crash
+//! safety with real processes: a child stopped just before it commits (the
+//! `VARIA_REALM_PAUSE_AT` hook) is killed with SIGKILL, and the realm is then checked
+//! against what had been acknowledged; a second resolver beside a running one is
+//! refused.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+const VARIA: &str = env!("CARGO_BIN_EXE_varia");
+/// See realm/tests/common: the first 6-hour deadline after 1,000,000 s.
+const T0: &str = "1000000";
+const DEADLINE: &str = "1015200";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("varia-cli-realm-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn varia(args: &[&str]) -> Output {
+    Command::new(VARIA).args(args).env_remove("VARIA_REALM_PAUSE_AT").output().expect("run varia")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = varia(args);
+    assert!(
+        o.status.success(),
+        "varia {args:?}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Where the tests' realms live: a SQLite file, and a fresh PostgreSQL schema when
+/// `VARIA_PG_URL` is set (with `CI=true` it must be; locally a note says it is skipped).
+fn dbs(dir: &Path, name: &str) -> Vec<String> {
+    let mut out = vec![dir.join(format!("{name}.db")).display().to_string()];
+    match std::env::var("VARIA_PG_URL") {
+        Ok(url) if !url.is_empty() => {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+            out.push(format!("{url}#c{}_{}_{nanos}", std::process::id(), name.replace('-', "_")));
+        }
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => panic!("CI=true but VARIA_PG_URL is not set"),
+        _ => eprintln!("note: VARIA_PG_URL is not set; the PostgreSQL runs of these tests are skipped"),
+    }
+    out
+}
+
+/// A realm with alice and bob at `db`; their tokens.
+fn setup(dir: &Path, db: &str) -> (String, String, String) {
+    let cfg = dir.join("realm.toml");
+    std::fs::write(&cfg, "name = \"crash test\"\nround_hours = 6\nseed = 5\n").unwrap();
+    let db = db.to_string();
+    let out = ok(&["realm", "new", "--config", cfg.to_str().unwrap(), "--db", &db, "--at", T0]);
+    assert!(out.contains("round 0 resolves at 1015200"), "{out}");
+    let token = |p: &str| {
+        let out = ok(&["realm", "join", "--db", &db, "--player", p, "--at", T0]);
+        out.lines().find_map(|l| l.strip_prefix("token: ")).expect("a token line").to_string()
+    };
+    let a = token("alice");
+    let b = token("bob");
+    (db, a, b)
+}
+
+fn show(db: &str, token: &str) -> serde_json::Value {
+    serde_json::from_str(&ok(&["realm", "show", "--db", db, "--token", token, "--at", T0])).unwrap()
+}
+
+/// Starts varia paused at `point`, and returns once it says it is there.
+// The child is returned to be killed and waited for by `sigkill`, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
+fn paused(args: &[&str], point: &str) -> Child {
+    let mut child = Command::new(VARIA)
+        .args(args)
+        .env("VARIA_REALM_PAUSE_AT", point)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            let _ = child.kill();
+            let status = child.wait();
+            panic!("varia ended before pausing at {point}: {status:?}");
+        }
+        if line.trim() == format!("paused at {point}") {
+            return child;
+        }
+    }
+}
+
+fn sigkill(mut child: Child) {
+    // std's kill is SIGKILL on Unix: no destructor, no rollback runs in the child.
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(9));
+}
+
+const MOVE_Q: &str = r#"{"type":"move","from":[2,3],"to":[2,4]}"#;
+const MOVE_R: &str = r#"{"type":"move","from":[1,2],"to":[0,2]}"#;
+const MOVE_BOB: &str = r#"{"type":"move","from":[6,2],"to":[5,2]}"#;
+
+#[test]
+fn the_commands_make_a_realm_take_orders_show_and_advance() {
+    let dir = scratch("commands");
+    let (db, a, _) = setup(&dir, &dir.join("realm.db").display().to_string());
+    let out = ok(&["realm", "order", "--db", &db, "--token", &a, "--at", T0, "--order", MOVE_Q]);
+    assert_eq!(out, "order 1: accepted\n1 orders stored for round 0 (deadline 1015200)\n");
+    // A refused order says why, and the command fails.
+    let o = varia(&[
+        "realm",
+        "order",
+        "--db",
+        &db,
+        "--token",
+        &a,
+        "--at",
+        T0,
+        "--order",
+        r#"{"type":"move","from":[7,2],"to":[7,1]}"#,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "order 1: refused: the piece on [7, 2] is not yours (it is bob's)\n"
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("1 of 1 orders refused; nothing was stored"));
+    let v = show(&db, &a);
+    assert_eq!(v["orders"], serde_json::json!([serde_json::from_str::<serde_json::Value>(MOVE_Q).unwrap()]));
+    assert_eq!(v["round"], 0);
+    let out = ok(&["realm", "advance", "--db", &db, "--at", T0]);
+    assert_eq!(out, "no round is due: the open round resolves at 1015200\n");
+    let out = ok(&["realm", "advance", "--db", &db, "--at", DEADLINE]);
+    assert!(out.starts_with("round 0 resolved at 1015200: "), "{out}");
+    assert!(out.ends_with("; next deadline 1036800\n"), "{out}");
+    let r: serde_json::Value =
+        serde_json::from_str(&ok(&["realm", "show", "--db", &db, "--token", &a, "--round", "0"])).unwrap();
+    assert_eq!(r["orders"]["alice"][0]["to"], serde_json::json!([2, 4]));
+    // A second `new` on the same file is refused and leaves it alone.
+    let cfg = dir.join("realm.toml");
+    let o = varia(&["realm", "new", "--config", cfg.to_str().unwrap(), "--db", &db]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already holds a realm"));
+    assert_eq!(show(&db, &a)["round"], 1);
+}
+
+#[test]
+fn an_order_killed_before_its_commit_is_lost_and_the_acknowledged_one_stands() {
+    let dir = scratch("order-crash");
+    for db in dbs(&dir, "order-crash") {
+        let (db, a, _) = setup(&dir, &db);
+        ok(&["realm", "order", "--db", &db, "--token", &a, "--at", T0, "--order", MOVE_Q]);
+        let child = paused(&["realm", "order", "--db", &db, "--token", &a, "--at", T0, "--order", MOVE_R], "order");
+        sigkill(child);
+        let v = show(&db, &a);
+        assert_eq!(
+            v["orders"][0]["from"],
+            serde_json::json!([2, 3]),
+            "the acknowledged list survives: {}",
+            v["orders"]
+        );
+        assert_eq!(v["orders"].as_array().unwrap().len(), 1);
+        // The realm still takes orders (no lock was left behind).
+        ok(&["realm", "order", "--db", &db, "--token", &a, "--at", T0, "--order", MOVE_R]);
+        assert_eq!(show(&db, &a)["orders"][0]["from"], serde_json::json!([1, 2]));
+    }
+}
+
+#[test]
+fn a_resolution_killed_before_its_commit_leaves_the_round_unresolved_and_a_rerun_matches() {
+    let dir = scratch("resolve-crash");
+    for (db, twin) in dbs(&dir, "resolve-crash").into_iter().zip(dbs(&dir, "resolve-twin")) {
+        let (db, a, b) = setup(&dir, &db);
+        // A twin made the same way that never crashes, for the expected result.
+        let (twin, ta, tb) = setup(&dir, &twin);
+        for (db, a, b) in [(&db, &a, &b), (&twin, &ta, &tb)] {
+            ok(&["realm", "order", "--db", db, "--token", a, "--at", T0, "--order", MOVE_Q]);
+            ok(&["realm", "order", "--db", db, "--token", b, "--at", T0, "--order", MOVE_BOB]);
+        }
+        let child = paused(&["realm", "advance", "--db", &db, "--at", DEADLINE], "resolve");
+        sigkill(child);
+        let v = show(&db, &a);
+        assert_eq!(v["round"], 0, "the round is not resolved");
+        assert_eq!(v["orders"][0]["to"], serde_json::json!([2, 4]), "acknowledged orders survive the crash");
+        let o = varia(&["realm", "show", "--db", &db, "--token", &a, "--round", "0"]);
+        assert!(String::from_utf8_lossy(&o.stderr).contains("round 0 has not been resolved"));
+        // Running it again resolves it, exactly as the twin does.
+        let again = ok(&["realm", "advance", "--db", &db, "--at", DEADLINE]);
+        let twin_out = ok(&["realm", "advance", "--db", &twin, "--at", DEADLINE]);
+        assert_eq!(again, twin_out);
+        let r1 = ok(&["realm", "show", "--db", &db, "--token", &a, "--round", "0"]);
+        let r2 = ok(&["realm", "show", "--db", &twin, "--token", &ta, "--round", "0"]);
+        assert_eq!(r1, r2);
+        let w1 = ok(&["realm", "show", "--db", &db, "--token", &b, "--at", DEADLINE]);
+        let w2 = ok(&["realm", "show", "--db", &twin, "--token", &tb, "--at", DEADLINE]);
+        assert_eq!(w1, w2);
+        let w: serde_json::Value = serde_json::from_str(&w1).unwrap();
+        assert_eq!(w["round"], 1);
+        let q = w["world"]["pieces"].as_array().unwrap().iter().find(|p| p["x"] == 2 && p["y"] == 4).cloned();
+        assert_eq!(q.map(|p| p["kind"].clone()), Some(serde_json::json!("Q")));
+    }
+}
+
+#[test]
+fn a_second_resolver_beside_a_running_one_is_refused() {
+    let dir = scratch("two-resolvers");
+    for db in dbs(&dir, "two-resolvers") {
+        let (db, a, _) = setup(&dir, &db);
+        let first = paused(&["realm", "advance", "--db", &db, "--at", DEADLINE], "resolve");
+        let o = varia(&["realm", "advance", "--db", &db, "--at", DEADLINE]);
+        assert_eq!(o.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("refused: another resolver is resolving this realm right now"), "{err}");
+        sigkill(first);
+        // With the first gone, the round resolves once.
+        let out = ok(&["realm", "advance", "--db", &db, "--at", DEADLINE]);
+        assert!(out.starts_with("round 0 resolved"), "{out}");
+        assert_eq!(show(&db, &a)["round"], 1);
+        assert!(ok(&["realm", "advance", "--db", &db, "--at", DEADLINE]).starts_with("no round is due"));
+    }
+}

@@ -1,0 +1,498 @@
+//! The realm's service logic, over any [`Store`]: making a realm, joining it (a secret
+//! token, only its hash kept), orders until the deadline (validated by the rules'
+//! own validation; a refused list stores nothing), what a player may see, and the
+//! resolution of rounds that are due by the [`Clock`], each in one transaction.
+//!
+//! Every call is one transaction: what it reports done is committed before it returns,
+//! and a call that fails changes nothing.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+use varia::Variant;
+use varia::world::cells::NOBODY;
+use varia::world::json::{OutputJson, StateJson};
+use varia::world::moves::Movement;
+use varia::world::orders::{Order, Rejection, validate};
+use varia::world::state::{Realm, world_of};
+use varia::world::{BoardId, round};
+
+use crate::clock::Clock;
+use crate::config::{RealmConfig, next_deadline};
+use crate::db::{Lock, Mode, Store, Tx};
+use crate::error::Error;
+use crate::store::{self, Meta};
+use crate::token;
+
+/// At most this many orders in one submission (a player has one per board).
+pub const MAX_ORDERS: usize = 10_000;
+/// A new empire is looked for within this many rings of boards around the origin.
+pub const JOIN_RINGS: i32 = 2048;
+
+/// The environment variable of the crash tests: set to `order` or `resolve`, the
+/// process stops just before committing that transaction (printing `paused at …` on
+/// stderr) and waits to be killed.
+pub const PAUSE_VAR: &str = "VARIA_REALM_PAUSE_AT";
+
+fn pause_point(point: &str) {
+    if std::env::var(PAUSE_VAR).is_ok_and(|v| v == point) {
+        eprintln!("paused at {point}");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+}
+
+/// What became of one order of a submission.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OrderVerdict {
+    pub accepted: bool,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Joined {
+    pub player: String,
+    /// Shown once; only its hash is kept.
+    pub token: String,
+    pub boards: Vec<[i32; 2]>,
+    pub round: u64,
+    pub deadline: i64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Submitted {
+    pub round: u64,
+    pub deadline: i64,
+    pub verdicts: Vec<OrderVerdict>,
+}
+
+/// The world as one player may see it: the map is public; vaults, idle counts and
+/// lockouts are the owner's alone; orders are one's own until the round is resolved.
+#[derive(Clone, Debug, Serialize)]
+pub struct View {
+    pub realm: String,
+    pub player: String,
+    pub round: u64,
+    pub deadline: i64,
+    pub now: i64,
+    pub world: StateJson,
+    pub vault: BTreeMap<String, u32>,
+    /// Your orders for the open round (null: none given).
+    pub orders: Option<Vec<serde_json::Value>>,
+}
+
+/// A resolved round as stored: every order (public once resolved) and the resolver's
+/// output.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct RoundRecord {
+    pub round: u64,
+    pub resolved_at: i64,
+    pub seed: u64,
+    pub orders: BTreeMap<String, Vec<serde_json::Value>>,
+    pub output: serde_json::Value,
+}
+
+/// A resolved round as one player may see it: the orders, verdicts and events are
+/// public; of the vaults, only their own.
+#[derive(Clone, Debug, Serialize)]
+pub struct RoundView {
+    pub round: u64,
+    pub resolved_at: i64,
+    pub orders: BTreeMap<String, Vec<serde_json::Value>>,
+    pub validation: serde_json::Value,
+    pub events: serde_json::Value,
+    pub vault_after: serde_json::Value,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Advanced {
+    pub round: u64,
+    pub resolved_at: i64,
+    pub next_deadline: i64,
+    pub events: usize,
+}
+
+pub struct Service {
+    store: Box<dyn Store>,
+    variant: Arc<Variant>,
+    clock: Arc<dyn Clock>,
+    /// Who resolves, for the resolver's lock row.
+    holder: String,
+}
+
+/// A round's seed: the realm's seed and the round number, mixed (SplitMix64), so no
+/// two rounds share one.
+pub fn round_seed(seed: u64, round: u64) -> u64 {
+    let mut z = seed ^ round.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn check_player_name(p: &str) -> Result<(), Error> {
+    let ok = (1..=32).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok { Ok(()) } else { Err(Error::BadPlayer { player: p.chars().take(40).collect() }) }
+}
+
+fn parse_state(text: &str) -> Result<StateJson, Error> {
+    serde_json::from_str(text).map_err(|e| Error::Corrupt { what: format!("the world's state: {e}") })
+}
+
+impl Service {
+    /// Makes a new realm in an empty store.
+    pub fn create(mut store: Box<dyn Store>, config: &RealmConfig, clock: Arc<dyn Clock>) -> Result<Service, Error> {
+        let variant = Variant::load(&config.variant)?;
+        world_of(&variant)?;
+        let now = clock.now();
+        let meta = Meta {
+            name: config.name.clone(),
+            variant: config.variant.clone(),
+            round_hours: config.round_hours,
+            seed: config.seed,
+            created_at: now,
+            deadline: next_deadline(now, config.round_hours),
+        };
+        {
+            let mut tx = store.begin(Mode::Write)?;
+            store::migrate(tx.as_mut())?;
+            store::insert_meta(tx.as_mut(), &meta)?;
+            store::put_world(tx.as_mut(), 0, &serde_json::to_string(&StateJson::default())?)?;
+            tx.commit()?;
+        }
+        Ok(Service { store, variant, clock, holder: holder() })
+    }
+
+    /// Opens an existing realm (migrating an older schema).
+    pub fn open(mut store: Box<dyn Store>, clock: Arc<dyn Clock>) -> Result<Service, Error> {
+        let (meta, current) = {
+            let mut tx = store.begin(Mode::Read)?;
+            store::check_schema(tx.as_mut())?;
+            let v = tx.query("SELECT version FROM schema_version", &[]).ok();
+            let current = v.and_then(|r| r.first().and_then(|r| r[0].int().ok())) == Some(store::SCHEMA_VERSION);
+            let meta = if current { Some(store::meta(tx.as_mut())?) } else { None };
+            (meta, current)
+        };
+        let meta = match (meta, current) {
+            (Some(m), true) => m,
+            _ => {
+                let mut tx = store.begin(Mode::Write)?;
+                store::migrate(tx.as_mut())?;
+                let m = store::meta(tx.as_mut())?;
+                tx.commit()?;
+                m
+            }
+        };
+        let variant = Variant::load(&meta.variant)?;
+        world_of(&variant)?;
+        Ok(Service { store, variant, clock, holder: holder() })
+    }
+
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    pub fn meta(&mut self) -> Result<Meta, Error> {
+        let mut tx = self.store.begin(Mode::Read)?;
+        store::meta(tx.as_mut())
+    }
+
+    /// The player a token belongs to, or `Unauthorized`.
+    pub fn authenticate(&mut self, token: &str) -> Result<String, Error> {
+        let mut tx = self.store.begin(Mode::Read)?;
+        authenticate(tx.as_mut(), token)
+    }
+
+    /// The whole state (for the operator and tests; players see [`Service::view`]).
+    pub fn state(&mut self) -> Result<StateJson, Error> {
+        let mut tx = self.store.begin(Mode::Read)?;
+        parse_state(&store::world(tx.as_mut())?.1)
+    }
+
+    /// A new player joins: three boards (CA-03) found by [`choose_boards`], and a token.
+    pub fn join(&mut self, player: &str) -> Result<Joined, Error> {
+        check_player_name(player)?;
+        let now = self.clock.now();
+        let v = self.variant.clone();
+        let rules = world_of(&v)?;
+        let mut tx = self.store.begin(Mode::Write)?;
+        tx.lock_meta(Lock::Update)?;
+        if store::token_hash(tx.as_mut(), player)?.is_some() {
+            return Err(Error::PlayerTaken { player: player.to_string() });
+        }
+        let meta = store::meta(tx.as_mut())?;
+        let (round, text) = store::world(tx.as_mut())?;
+        let state = parse_state(&text)?;
+        let mut realm = Realm::from_json(&v, &state)?;
+        let boards = choose_boards(&realm, rules)?;
+        // The lockout after abandoning is judged at the time of joining.
+        realm.time = Some(now);
+        realm.join(&v, player, &boards)?;
+        realm.time = state.time;
+        let token = token::new_token(player)?;
+        store::insert_player(tx.as_mut(), player, &token::hash(&token), now)?;
+        store::put_world(tx.as_mut(), round, &serde_json::to_string(&realm.to_json(&v))?)?;
+        tx.commit()?;
+        Ok(Joined {
+            player: player.to_string(),
+            token,
+            boards: boards.iter().map(|b| [b.bx, b.by]).collect(),
+            round,
+            deadline: meta.deadline,
+        })
+    }
+
+    /// Submits (or replaces) the token's player's orders for the open round. Every
+    /// order is judged as the resolver will judge it against the round's start; if any
+    /// is refused, nothing is stored and each one's verdict comes back in the error.
+    pub fn submit(
+        &mut self,
+        token: &str,
+        orders: &[serde_json::Value],
+        round: Option<u64>,
+    ) -> Result<Submitted, Error> {
+        if orders.len() > MAX_ORDERS {
+            return Err(Error::TooManyOrders { given: orders.len(), max: MAX_ORDERS });
+        }
+        let now = self.clock.now();
+        let v = self.variant.clone();
+        let mut tx = self.store.begin(Mode::Write)?;
+        tx.lock_meta(Lock::Share)?;
+        let player = authenticate(tx.as_mut(), token)?;
+        let meta = store::meta(tx.as_mut())?;
+        let (current, text) = store::world(tx.as_mut())?;
+        if let Some(given) = round
+            && given != current
+        {
+            return Err(Error::WrongRound { given, current });
+        }
+        if now >= meta.deadline {
+            return Err(Error::DeadlinePassed { round: current, deadline: meta.deadline });
+        }
+        let state = parse_state(&text)?;
+        let verdicts = judge(&v, &state, &player, orders, now)?;
+        let refused = verdicts.iter().filter(|v| !v.accepted).count();
+        if refused > 0 {
+            return Err(Error::OrdersRefused { given: orders.len(), refused, verdicts });
+        }
+        store::put_orders(tx.as_mut(), current, &player, &serde_json::to_string(orders)?, now)?;
+        pause_point("order");
+        tx.commit()?;
+        Ok(Submitted { round: current, deadline: meta.deadline, verdicts })
+    }
+
+    /// The world as the token's player may see it.
+    pub fn view(&mut self, token: &str) -> Result<View, Error> {
+        let now = self.clock.now();
+        let mut tx = self.store.begin(Mode::Read)?;
+        let player = authenticate(tx.as_mut(), token)?;
+        let meta = store::meta(tx.as_mut())?;
+        let (round, text) = store::world(tx.as_mut())?;
+        let mut world = parse_state(&text)?;
+        let vault = world.vaults.remove(&player).unwrap_or_default();
+        world.vaults.clear();
+        world.idle.retain(|p, _| *p == player);
+        world.lockouts.retain(|p, _| *p == player);
+        let orders = match store::orders_of(tx.as_mut(), round, &player)? {
+            Some(t) => {
+                Some(serde_json::from_str(&t).map_err(|e| Error::Corrupt { what: format!("stored orders: {e}") })?)
+            }
+            None => None,
+        };
+        Ok(View { realm: meta.name, player, round, deadline: meta.deadline, now, world, vault, orders })
+    }
+
+    /// A resolved round (0 is the first) as the token's player may see it.
+    pub fn round(&mut self, token: &str, round: u64) -> Result<RoundView, Error> {
+        let mut tx = self.store.begin(Mode::Read)?;
+        let player = authenticate(tx.as_mut(), token)?;
+        let (_, text) = store::result(tx.as_mut(), round)?.ok_or(Error::NoSuchRound { round })?;
+        let rec: RoundRecord =
+            serde_json::from_str(&text).map_err(|e| Error::Corrupt { what: format!("round {round}: {e}") })?;
+        let out = &rec.output;
+        Ok(RoundView {
+            round: rec.round,
+            resolved_at: rec.resolved_at,
+            orders: rec.orders.clone(),
+            validation: out["validation"].clone(),
+            events: out["events"].clone(),
+            vault_after: out["state"]["vaults"][&player].clone(),
+        })
+    }
+
+    /// The stored record of a resolved round, whole (for the operator and tests).
+    pub fn record(&mut self, round: u64) -> Result<RoundRecord, Error> {
+        let mut tx = self.store.begin(Mode::Read)?;
+        let (_, text) = store::result(tx.as_mut(), round)?.ok_or(Error::NoSuchRound { round })?;
+        serde_json::from_str(&text).map_err(|e| Error::Corrupt { what: format!("round {round}: {e}") })
+    }
+
+    /// Resolves every round that is due by the clock, each in its own transaction; with
+    /// `now`, the open round at once (exactly one). Refused while another resolver is
+    /// at work on the realm.
+    pub fn advance(&mut self, now_flag: bool) -> Result<Vec<Advanced>, Error> {
+        let mut done = Vec::new();
+        loop {
+            match self.resolve_one(now_flag)? {
+                Some(a) => done.push(a),
+                None => break,
+            }
+            if now_flag {
+                break;
+            }
+        }
+        Ok(done)
+    }
+
+    fn resolve_one(&mut self, force: bool) -> Result<Option<Advanced>, Error> {
+        let now = self.clock.now();
+        let v = self.variant.clone();
+        let location = self.store.location();
+        let busy = |e: Error| match e {
+            Error::Busy { location } => Error::ResolverBusy { location },
+            e => e,
+        };
+        let mut tx = self.store.begin(Mode::Write).map_err(busy)?;
+        tx.lock_resolver()?;
+        tx.lock_meta(Lock::Update).map_err(busy)?;
+        let meta = store::meta(tx.as_mut())?;
+        if now < meta.deadline && !force {
+            return Ok(None);
+        }
+        let at = now.min(meta.deadline);
+        let (round, text) = store::world(tx.as_mut())?;
+        let mut state = parse_state(&text)?;
+        state.time = Some(at);
+        let mut orders = BTreeMap::new();
+        for (p, list) in store::round_orders(tx.as_mut(), round)? {
+            let list: Vec<serde_json::Value> =
+                serde_json::from_str(&list).map_err(|e| Error::Corrupt { what: format!("orders of {p}: {e}") })?;
+            orders.insert(p, list);
+        }
+        let seed = round_seed(meta.seed, round);
+        let out: OutputJson = round::resolve_json(&v, &state, &orders, seed)?;
+        let next = next_deadline(at, meta.round_hours);
+        let events = out.events.len();
+        let rec = RoundRecord { round, resolved_at: at, seed, orders, output: serde_json::to_value(&out)? };
+        store::put_world(tx.as_mut(), out.state.round, &serde_json::to_string(&out.state)?)?;
+        store::put_result(tx.as_mut(), round, at, &serde_json::to_string(&rec)?)?;
+        store::set_deadline(tx.as_mut(), next)?;
+        store::mark_resolver(tx.as_mut(), &self.holder, now)?;
+        pause_point("resolve");
+        tx.commit().map_err(|e| match e {
+            Error::Busy { .. } => Error::ResolverBusy { location },
+            e => e,
+        })?;
+        Ok(Some(Advanced { round, resolved_at: at, next_deadline: next, events }))
+    }
+
+    /// Runs `f` in a write transaction with the token's player; for the chat module.
+    pub(crate) fn with_player<T>(
+        &mut self,
+        token: &str,
+        mode: Mode,
+        f: impl FnOnce(&mut dyn Tx, &str, &StateJson, i64) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let now = self.clock.now();
+        let mut tx = self.store.begin(mode)?;
+        let player = authenticate(tx.as_mut(), token)?;
+        let (_, text) = store::world(tx.as_mut())?;
+        let state = parse_state(&text)?;
+        let out = f(tx.as_mut(), &player, &state, now)?;
+        if mode == Mode::Write {
+            tx.commit()?;
+        }
+        Ok(out)
+    }
+}
+
+fn holder() -> String {
+    format!("pid {}", std::process::id())
+}
+
+/// The player a token belongs to, or `Unauthorized` (the same answer for an unknown
+/// player and a wrong secret).
+fn authenticate(tx: &mut dyn Tx, token: &str) -> Result<String, Error> {
+    let player = token::player_of(token).ok_or(Error::Unauthorized)?;
+    let stored = store::token_hash(tx, player)?;
+    match stored {
+        Some(h) if token::matches(token, &h) => Ok(player.to_string()),
+        _ => Err(Error::Unauthorized),
+    }
+}
+
+/// Each order's verdict, as the resolver will give it on this start position.
+pub fn judge(
+    v: &Variant,
+    state: &StateJson,
+    player: &str,
+    orders: &[serde_json::Value],
+    now: i64,
+) -> Result<Vec<OrderVerdict>, Error> {
+    let rules = world_of(v)?;
+    let mut realm = Realm::from_json(v, state)?;
+    realm.time = Some(now);
+    let Some(p) = realm.player(player) else {
+        let e = Rejection::UnknownPlayer { player: player.to_string() };
+        return Ok(orders.iter().map(|_| OrderVerdict { accepted: false, reason: e.to_string() }).collect());
+    };
+    if realm.eliminated[p as usize] {
+        let e = Rejection::Eliminated;
+        return Ok(orders.iter().map(|_| OrderVerdict { accepted: false, reason: e.to_string() }).collect());
+    }
+    let m = Movement::new(v, rules);
+    let list: Vec<Result<Order, Rejection>> = orders.iter().map(|o| Order::read(v, o)).collect();
+    let mut kings: Vec<varia::world::Pos> = state
+        .pieces
+        .iter()
+        .filter(|pc| pc.owner == player)
+        .filter_map(|pc| {
+            let k = varia::world::state::kind_letter(v, &pc.kind)?;
+            m.is_royal(k).then_some(varia::world::Pos::new(pc.x, pc.y))
+        })
+        .collect();
+    kings.sort();
+    let plan = validate(&m, &realm, p, &list, &kings);
+    Ok(plan
+        .results
+        .iter()
+        .map(|r| match r {
+            Ok(()) => OrderVerdict { accepted: true, reason: "accepted".into() },
+            // The order stands; the server will move the royal piece instead (CA-13).
+            Err(e @ Rejection::ReplacedByFlee { .. }) => OrderVerdict { accepted: true, reason: e.to_string() },
+            Err(e) => OrderVerdict { accepted: false, reason: e.to_string() },
+        })
+        .collect())
+}
+
+/// The boards a new empire gets: the first `start_boards` boards, ring by ring outward
+/// from board [0, 0] (each ring in (y, x) order), that are free — no owner and no piece
+/// — or claimable (their owner idle for `claimable_after` rounds, CA-18).
+pub fn choose_boards(realm: &Realm, rules: &varia::variant::WorldRules) -> Result<Vec<BoardId>, Error> {
+    let want = rules.start_boards;
+    let mut out = Vec::with_capacity(want as usize);
+    let takeable = |b: BoardId| {
+        let owner = realm.cells.owner(b);
+        if owner == NOBODY {
+            b.squares(rules.tile).all(|s| realm.cells.get(s).is_empty())
+        } else {
+            rules.claimable_after > 0 && realm.idle.get(owner as usize).is_some_and(|&i| i >= rules.claimable_after)
+        }
+    };
+    for r in 0..=JOIN_RINGS {
+        for by in -r..=r {
+            let xs: Vec<i32> = if by.abs() == r { (-r..=r).collect() } else { vec![-r, r] };
+            for bx in xs {
+                let b = BoardId { bx, by };
+                if takeable(b) {
+                    out.push(b);
+                    if out.len() == want as usize {
+                        return Ok(out);
+                    }
+                }
+            }
+        }
+    }
+    Err(Error::NoRoom { want, rings: JOIN_RINGS })
+}

@@ -1,0 +1,267 @@
+//! What a realm keeps, table by table, and the schema migrations that make the tables
+//! (a `schema_version` table records how far a database has come; a newer one than
+//! this build knows is refused, never guessed at). Every function here runs inside a
+//! transaction the caller opened, so the caller decides what is atomic.
+//!
+//! The world is kept as the resolver's STATE JSON (DESIGN.md §8) in one row: a round
+//! reads it whole and writes it whole, in the same transaction as the round's result.
+
+use crate::db::{Tx, Value};
+use crate::error::Error;
+
+/// The migrations, in order; `MIGRATIONS[i]` takes a database from version i to i+1.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE realm_meta (
+    id BIGINT PRIMARY KEY,
+    name TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    round_hours BIGINT NOT NULL,
+    seed BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    deadline BIGINT NOT NULL
+);
+CREATE TABLE world (id BIGINT PRIMARY KEY, round BIGINT NOT NULL, state TEXT NOT NULL);
+CREATE TABLE players (
+    id TEXT PRIMARY KEY,
+    token_hash BLOB NOT NULL,
+    joined_at BIGINT NOT NULL,
+    last_post BIGINT
+);
+CREATE TABLE orders (
+    round BIGINT NOT NULL,
+    player TEXT NOT NULL REFERENCES players (id),
+    orders TEXT NOT NULL,
+    submitted_at BIGINT NOT NULL,
+    PRIMARY KEY (round, player)
+);
+CREATE TABLE results (round BIGINT PRIMARY KEY, resolved_at BIGINT NOT NULL, output TEXT NOT NULL);
+CREATE TABLE resolver_lock (id BIGINT PRIMARY KEY, holder TEXT, since BIGINT);
+INSERT INTO resolver_lock (id, holder, since) VALUES (1, NULL, NULL);
+CREATE TABLE chat (
+    channel TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    author TEXT NOT NULL REFERENCES players (id),
+    at BIGINT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (channel, seq)
+);
+"];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// The version of a database's schema (0: empty).
+pub fn schema_version(tx: &mut dyn Tx) -> Result<i64, Error> {
+    tx.exec("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)", &[])?;
+    let rows = tx.query("SELECT version FROM schema_version", &[])?;
+    match rows.first() {
+        None => Ok(0),
+        Some(r) => r[0].int(),
+    }
+}
+
+/// Brings the schema up to [`SCHEMA_VERSION`], each step in the caller's transaction.
+pub fn migrate(tx: &mut dyn Tx) -> Result<(), Error> {
+    let found = schema_version(tx)?;
+    if found > SCHEMA_VERSION {
+        return Err(Error::SchemaTooNew { found, known: SCHEMA_VERSION });
+    }
+    for sql in &MIGRATIONS[found as usize..] {
+        for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            tx.exec(stmt, &[])?;
+        }
+    }
+    if found == 0 {
+        tx.exec("INSERT INTO schema_version (version) VALUES (?1)", &[SCHEMA_VERSION.into()])?;
+    } else if found < SCHEMA_VERSION {
+        tx.exec("UPDATE schema_version SET version = ?1", &[SCHEMA_VERSION.into()])?;
+    }
+    Ok(())
+}
+
+/// Refuses a database this build cannot read (older schemas are migrated on write).
+pub fn check_schema(tx: &mut dyn Tx) -> Result<(), Error> {
+    let rows = tx.query("SELECT version FROM schema_version", &[]);
+    let found = match rows {
+        Ok(r) => r.first().map(|r| r[0].int()).transpose()?.unwrap_or(0),
+        Err(_) => 0,
+    };
+    if found > SCHEMA_VERSION {
+        return Err(Error::SchemaTooNew { found, known: SCHEMA_VERSION });
+    }
+    Ok(())
+}
+
+/// The realm's settings and clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Meta {
+    pub name: String,
+    pub variant: String,
+    pub round_hours: i64,
+    pub seed: u64,
+    pub created_at: i64,
+    /// The deadline of the open round.
+    pub deadline: i64,
+}
+
+pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
+    tx.exec(
+        "INSERT INTO realm_meta (id, name, variant, round_hours, seed, created_at, deadline) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)",
+        &[
+            m.name.as_str().into(),
+            m.variant.as_str().into(),
+            m.round_hours.into(),
+            (m.seed as i64).into(),
+            m.created_at.into(),
+            m.deadline.into(),
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
+    let rows =
+        tx.query("SELECT name, variant, round_hours, seed, created_at, deadline FROM realm_meta WHERE id = 1", &[])?;
+    let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no settings row".into() })?;
+    Ok(Meta {
+        name: r[0].text()?.to_string(),
+        variant: r[1].text()?.to_string(),
+        round_hours: r[2].int()?,
+        seed: r[3].int()? as u64,
+        created_at: r[4].int()?,
+        deadline: r[5].int()?,
+    })
+}
+
+pub fn set_deadline(tx: &mut dyn Tx, deadline: i64) -> Result<(), Error> {
+    tx.exec("UPDATE realm_meta SET deadline = ?1 WHERE id = 1", &[deadline.into()])?;
+    Ok(())
+}
+
+/// The world's state as STATE JSON text, and its round.
+pub fn world(tx: &mut dyn Tx) -> Result<(u64, String), Error> {
+    let rows = tx.query("SELECT round, state FROM world WHERE id = 1", &[])?;
+    let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no world row".into() })?;
+    Ok((r[0].int()? as u64, r[1].text()?.to_string()))
+}
+
+pub fn put_world(tx: &mut dyn Tx, round: u64, state: &str) -> Result<(), Error> {
+    let n = tx.exec("UPDATE world SET round = ?1, state = ?2 WHERE id = 1", &[(round as i64).into(), state.into()])?;
+    if n == 0 {
+        tx.exec("INSERT INTO world (id, round, state) VALUES (1, ?1, ?2)", &[(round as i64).into(), state.into()])?;
+    }
+    Ok(())
+}
+
+pub fn insert_player(tx: &mut dyn Tx, id: &str, token_hash: &[u8], at: i64) -> Result<(), Error> {
+    tx.exec(
+        "INSERT INTO players (id, token_hash, joined_at) VALUES (?1, ?2, ?3)",
+        &[id.into(), token_hash.to_vec().into(), at.into()],
+    )?;
+    Ok(())
+}
+
+/// The stored hash of a player's token.
+pub fn token_hash(tx: &mut dyn Tx, id: &str) -> Result<Option<Vec<u8>>, Error> {
+    let rows = tx.query("SELECT token_hash FROM players WHERE id = ?1", &[id.into()])?;
+    rows.first().map(|r| r[0].blob().map(<[u8]>::to_vec)).transpose()
+}
+
+/// Stores (or replaces) a player's orders for a round, as a JSON list.
+pub fn put_orders(tx: &mut dyn Tx, round: u64, player: &str, orders: &str, at: i64) -> Result<(), Error> {
+    tx.exec(
+        "INSERT INTO orders (round, player, orders, submitted_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (round, player) DO UPDATE SET orders = excluded.orders, submitted_at = excluded.submitted_at",
+        &[(round as i64).into(), player.into(), orders.into(), at.into()],
+    )?;
+    Ok(())
+}
+
+/// One player's orders for a round, if any.
+pub fn orders_of(tx: &mut dyn Tx, round: u64, player: &str) -> Result<Option<String>, Error> {
+    let rows = tx
+        .query("SELECT orders FROM orders WHERE round = ?1 AND player = ?2", &[(round as i64).into(), player.into()])?;
+    rows.first().map(|r| r[0].text().map(str::to_string)).transpose()
+}
+
+/// Every player's orders for a round, by player name.
+pub fn round_orders(tx: &mut dyn Tx, round: u64) -> Result<Vec<(String, String)>, Error> {
+    let rows =
+        tx.query("SELECT player, orders FROM orders WHERE round = ?1 ORDER BY player", &[(round as i64).into()])?;
+    rows.iter().map(|r| Ok((r[0].text()?.to_string(), r[1].text()?.to_string()))).collect()
+}
+
+pub fn put_result(tx: &mut dyn Tx, round: u64, at: i64, output: &str) -> Result<(), Error> {
+    tx.exec(
+        "INSERT INTO results (round, resolved_at, output) VALUES (?1, ?2, ?3)",
+        &[(round as i64).into(), at.into(), output.into()],
+    )?;
+    Ok(())
+}
+
+/// A resolved round's output JSON and when it was resolved.
+pub fn result(tx: &mut dyn Tx, round: u64) -> Result<Option<(i64, String)>, Error> {
+    let rows = tx.query("SELECT resolved_at, output FROM results WHERE round = ?1", &[(round as i64).into()])?;
+    rows.first().map(|r| Ok((r[0].int()?, r[1].text()?.to_string()))).transpose()
+}
+
+/// Marks the resolver's lock row with who holds it (the row lock itself is the lock).
+pub fn mark_resolver(tx: &mut dyn Tx, holder: &str, since: i64) -> Result<(), Error> {
+    tx.exec("UPDATE resolver_lock SET holder = ?1, since = ?2 WHERE id = 1", &[holder.into(), since.into()])?;
+    Ok(())
+}
+
+/// One chat line.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ChatLine {
+    pub seq: i64,
+    pub author: String,
+    pub at: i64,
+    pub text: String,
+}
+
+/// Appends a line to a channel and drops all but its newest `keep`.
+pub fn post_chat(tx: &mut dyn Tx, channel: &str, author: &str, at: i64, text: &str, keep: i64) -> Result<i64, Error> {
+    let rows = tx.query("SELECT MAX(seq) FROM chat WHERE channel = ?1", &[channel.into()])?;
+    let last = match rows.first().map(|r| &r[0]) {
+        Some(Value::Int(i)) => *i,
+        _ => 0,
+    };
+    let seq = last.checked_add(1).ok_or(Error::Corrupt { what: "chat sequence exhausted".into() })?;
+    tx.exec(
+        "INSERT INTO chat (channel, seq, author, at, text) VALUES (?1, ?2, ?3, ?4, ?5)",
+        &[channel.into(), seq.into(), author.into(), at.into(), text.into()],
+    )?;
+    tx.exec("DELETE FROM chat WHERE channel = ?1 AND seq <= ?2", &[channel.into(), (seq - keep).into()])?;
+    Ok(seq)
+}
+
+/// A channel's lines, oldest first.
+pub fn chat(tx: &mut dyn Tx, channel: &str) -> Result<Vec<ChatLine>, Error> {
+    let rows = tx.query("SELECT seq, author, at, text FROM chat WHERE channel = ?1 ORDER BY seq", &[channel.into()])?;
+    rows.iter()
+        .map(|r| {
+            Ok(ChatLine {
+                seq: r[0].int()?,
+                author: r[1].text()?.to_string(),
+                at: r[2].int()?,
+                text: r[3].text()?.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// When a player last posted anywhere (the pause is per player, across channels; kept
+/// with the player, so trimming a channel never forgets it).
+pub fn last_post(tx: &mut dyn Tx, author: &str) -> Result<Option<i64>, Error> {
+    let rows = tx.query("SELECT last_post FROM players WHERE id = ?1", &[author.into()])?;
+    Ok(match rows.first().map(|r| &r[0]) {
+        Some(Value::Int(i)) => Some(*i),
+        _ => None,
+    })
+}
+
+pub fn set_last_post(tx: &mut dyn Tx, author: &str, at: i64) -> Result<(), Error> {
+    tx.exec("UPDATE players SET last_post = ?1 WHERE id = ?2", &[at.into(), author.into()])?;
+    Ok(())
+}

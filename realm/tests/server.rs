@@ -1,0 +1,336 @@
+//! The HTTP API over real sockets (a server on 127.0.0.1, port 0; ureq as the client):
+//! one test per visibility or permission rule, and hostile requests that must get a
+//! JSON 4xx and leave the server up. Positions as in tests/service.rs: alice holds
+//! [0,0] [-1,-1] [0,-1], bob [1,-1] [-1,0] [1,0].
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+use varia_realm::{ManualClock, Service, SqliteStore};
+
+struct Server {
+    base: String,
+    addr: SocketAddr,
+    clock: ManualClock,
+    db: PathBuf,
+    agent: ureq::Agent,
+}
+
+fn start(name: &str) -> Server {
+    let dir = scratch(name);
+    let db = dir.join("realm.db");
+    let clock = ManualClock::new(T0);
+    let svc = Service::create(Box::new(SqliteStore::open(&db, true).unwrap()), &config(6, 1), Arc::new(clock.clone()))
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        varia_realm::server::serve(svc, "127.0.0.1:0".parse().unwrap(), None, move |a| tx.send(a).unwrap())
+    });
+    let addr = rx.recv_timeout(Duration::from_secs(60)).expect("the server binds");
+    assert!(addr.ip().is_loopback());
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    Server { base: format!("http://{addr}"), addr, clock, db, agent }
+}
+
+impl Server {
+    fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> (u16, Value) {
+        let url = format!("{}{path}", self.base);
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let mut r = match (method, body) {
+            ("GET", _) => {
+                let mut q = self.agent.get(&url);
+                if let Some(a) = &auth {
+                    q = q.header("Authorization", a);
+                }
+                q.call()
+            }
+            (m, b) => {
+                let mut q = match m {
+                    "POST" => self.agent.post(&url),
+                    "PUT" => self.agent.put(&url),
+                    _ => self.agent.delete(&url).force_send_body(),
+                };
+                if let Some(a) = &auth {
+                    q = q.header("Authorization", a);
+                }
+                q.header("Content-Type", "application/json").send(b.unwrap_or(""))
+            }
+        }
+        .expect("an HTTP reply");
+        let status = r.status().as_u16();
+        let text = r.body_mut().read_to_string().unwrap();
+        let v = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{method} {path}: not JSON: {text:?}"));
+        (status, v)
+    }
+    fn get(&self, path: &str, token: &str) -> (u16, Value) {
+        self.call("GET", path, Some(token), None)
+    }
+    fn send(&self, method: &str, path: &str, token: &str, body: Value) -> (u16, Value) {
+        self.call(method, path, Some(token), Some(&body.to_string()))
+    }
+    fn join(&self, player: &str) -> String {
+        let (s, v) = self.call("POST", "/join", None, Some(&json!({ "player": player }).to_string()));
+        assert_eq!(s, 201, "{v}");
+        v["token"].as_str().unwrap().to_string()
+    }
+    /// Edits the stored world directly, as an operator would (test setup only).
+    fn edit_world(&self, f: impl FnOnce(&mut Value)) {
+        let db = rusqlite::Connection::open(&self.db).unwrap();
+        let text: String = db.query_row("SELECT state FROM world WHERE id = 1", [], |r| r.get(0)).unwrap();
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        f(&mut v);
+        db.execute("UPDATE world SET state = ?1 WHERE id = 1", [v.to_string()]).unwrap();
+    }
+}
+
+const ROUTES: &[(&str, &str)] = &[
+    ("GET", "/world"),
+    ("GET", "/orders"),
+    ("PUT", "/orders"),
+    ("GET", "/rounds/0"),
+    ("GET", "/chat/world"),
+    ("POST", "/chat/world"),
+];
+
+#[test]
+fn every_route_but_join_needs_a_token() {
+    let s = start("no-token");
+    s.join("alice");
+    for &(m, p) in ROUTES {
+        let (status, v) = s.call(m, p, None, Some("{}"));
+        assert_eq!(status, 401, "{m} {p}: {v}");
+        assert_eq!(v["error"], "missing `Authorization: Bearer <token>`", "{m} {p}");
+    }
+}
+
+#[test]
+fn a_wrong_token_or_another_players_secret_gets_401() {
+    let s = start("bad-token");
+    let a = s.join("alice");
+    let b = s.join("bob");
+    let borrowed = format!("alice:{}", b.split(':').nth(1).unwrap());
+    for t in ["alice:0000", borrowed.as_str(), "nobody:x", &a[..a.len() - 1]] {
+        for &(m, p) in ROUTES {
+            let (status, v) = s.call(m, p, Some(t), Some(r#"{"orders": []}"#));
+            assert_eq!(status, 401, "{m} {p} with {t}: {v}");
+            assert_eq!(v["error"], "unknown player or wrong token");
+        }
+    }
+    assert_eq!(s.get("/world", &a).0, 200);
+}
+
+#[test]
+fn others_orders_are_hidden_until_the_round_is_resolved() {
+    let s = start("hidden-orders");
+    let a = s.join("alice");
+    let b = s.join("bob");
+    let bobs = json!([{ "type": "move", "from": [6, 2], "to": [5, 2] }]);
+    let (st, v) = s.send("PUT", "/orders", &b, json!({ "orders": bobs }));
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["verdicts"][0]["accepted"], true);
+    let (_, w) = s.get("/world", &a);
+    assert_eq!(w["orders"], Value::Null, "alice sees no orders of hers, and none of bob's");
+    assert!(!w.to_string().contains("[5,2]"), "bob's destination appears in alice's view: {w}");
+    assert_eq!(s.get("/orders", &a).1["orders"], Value::Null);
+    assert_eq!(s.get("/orders", &b).1["orders"], bobs, "bob sees his own");
+    let (st, v) = s.get("/rounds/0", &a);
+    assert_eq!((st, v["error"].as_str()), (404, Some("round 0 has not been resolved")));
+    s.clock.set(FIRST_DEADLINE_6H);
+    // The server was started without a tick: resolve as `varia realm advance` would.
+    let mut svc = Service::open(Box::new(SqliteStore::open(&s.db, false).unwrap()), Arc::new(s.clock.clone())).unwrap();
+    assert_eq!(svc.advance(false).unwrap().len(), 1);
+    let (st, r) = s.get("/rounds/0", &a);
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(r["orders"]["bob"], bobs, "resolved: bob's orders are public");
+    assert_eq!(r["validation"]["bob"]["results"][0]["accepted"], true);
+}
+
+#[test]
+fn a_vault_is_seen_only_by_its_owner() {
+    let s = start("vault");
+    let a = s.join("alice");
+    let b = s.join("bob");
+    s.edit_world(|w| w["vaults"]["alice"]["Q"] = json!(3));
+    let (_, wa) = s.get("/world", &a);
+    assert_eq!(wa["vault"]["Q"], 3);
+    assert_eq!(wa["world"]["vaults"], json!({}), "no vault inside the shared world");
+    let (_, wb) = s.get("/world", &b);
+    assert_eq!(wb["vault"]["Q"], 0, "bob's own vault");
+    assert_eq!(wb["world"]["vaults"], json!({}));
+    assert!(!wb.to_string().contains("\"alice\":{"), "alice's vault leaks to bob: {wb}");
+    // After a round, each sees only their own vault in the round's result.
+    s.clock.set(FIRST_DEADLINE_6H);
+    let mut svc = Service::open(Box::new(SqliteStore::open(&s.db, false).unwrap()), Arc::new(s.clock.clone())).unwrap();
+    svc.advance(false).unwrap();
+    assert_eq!(s.get("/rounds/0", &a).1["vault_after"]["Q"], 3);
+    assert_eq!(s.get("/rounds/0", &b).1["vault_after"]["Q"], 0);
+}
+
+#[test]
+fn a_player_orders_only_their_own_pieces_and_never_in_anothers_name() {
+    let s = start("act-for");
+    let a = s.join("alice");
+    let b = s.join("bob");
+    let (st, v) = s.send("PUT", "/orders", &a, json!({ "orders": [{ "type": "move", "from": [7, 2], "to": [7, 1] }] }));
+    assert_eq!(st, 422, "{v}");
+    assert_eq!(v["verdicts"][0]["reason"], "the piece on [7, 2] is not yours (it is bob's)");
+    assert_eq!(v["error"], "1 of 1 orders refused; nothing was stored");
+    let (st, v) = s.send("PUT", "/orders", &a, json!({ "player": "bob", "orders": [] }));
+    assert_eq!(st, 400, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("unknown field `player`"), "{v}");
+    assert_eq!(s.get("/orders", &b).1["orders"], Value::Null, "nothing stored for bob");
+    assert_eq!(s.get("/orders", &a).1["orders"], Value::Null, "nothing stored for alice");
+}
+
+#[test]
+fn orders_after_the_deadline_get_409_and_a_stale_round_409() {
+    let s = start("deadline");
+    let a = s.join("alice");
+    let (st, v) = s.send("PUT", "/orders", &a, json!({ "orders": [], "round": 2 }));
+    assert_eq!((st, v["error"].as_str()), (409, Some("these orders are for round 2, but round 0 is open")));
+    s.clock.set(FIRST_DEADLINE_6H);
+    let (st, v) = s.send("PUT", "/orders", &a, json!({ "orders": [] }));
+    assert_eq!(st, 409, "{v}");
+    assert_eq!(v["error"], "round 0's deadline (1015200) has passed; its orders are closed until it is resolved");
+}
+
+#[test]
+fn a_join_gets_a_token_once_and_a_taken_or_bad_name_is_refused() {
+    let s = start("join");
+    let (st, v) = s.call("POST", "/join", None, Some(r#"{"player": "alice"}"#));
+    assert_eq!(st, 201);
+    assert_eq!(v["boards"], json!([[0, 0], [-1, -1], [0, -1]]));
+    assert!(v["token"].as_str().unwrap().starts_with("alice:"));
+    let (st, v) = s.call("POST", "/join", None, Some(r#"{"player": "alice"}"#));
+    assert_eq!((st, v["error"].as_str()), (409, Some("`alice` is already a player of this realm")));
+    let (st, _) = s.call("POST", "/join", None, Some(r#"{"player": "a b"}"#));
+    assert_eq!(st, 400);
+}
+
+#[test]
+fn hostile_requests_get_a_json_4xx_and_the_server_stays_up() {
+    let s = start("hostile");
+    let a = s.join("alice");
+    let cases: &[(&str, &str, &str, u16)] = &[
+        ("PUT", "/orders", "{not json", 400),
+        ("PUT", "/orders", "[1, 2]", 400),
+        ("PUT", "/orders", r#"{"orders": "all"}"#, 400),
+        ("PUT", "/orders", "", 400),
+        ("POST", "/chat/world", r#"{"text": 5}"#, 400),
+        ("POST", "/chat/sector", r#"{"text": "hi"}"#, 400),
+        ("GET", "/nowhere", "", 404),
+        ("GET", "/rounds/minus-one", "", 400),
+        ("DELETE", "/world", "", 405),
+    ];
+    for &(m, p, body, want) in cases {
+        let (st, v) = s.call(m, p, Some(&a), Some(body));
+        assert_eq!(st, want, "{m} {p} {body:?}: {v}");
+        assert_eq!(v["status"], want);
+        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
+    }
+    // A body over the limit, on a raw socket.
+    let body = vec![b' '; varia_realm::server::MAX_BODY + 10];
+    let mut sock = TcpStream::connect(s.addr).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "PUT /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {a}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    sock.write_all(head.as_bytes()).unwrap();
+    let _ = sock.write_all(&body);
+    let mut reply = String::new();
+    let _ = sock.read_to_string(&mut reply);
+    assert!(reply.starts_with("HTTP/1.1 413"), "{reply}");
+    assert!(reply.contains(&format!("the request body is over {} bytes", varia_realm::server::MAX_BODY)), "{reply}");
+    // Garbage that is not HTTP at all.
+    let mut sock = TcpStream::connect(s.addr).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    sock.write_all(b"\x00\x01\x02 hello\r\n\r\n").unwrap();
+    let mut reply = Vec::new();
+    let _ = sock.read_to_end(&mut reply);
+    assert!(reply.starts_with(b"HTTP/1.1 400") || reply.is_empty(), "{}", String::from_utf8_lossy(&reply));
+    assert_eq!(s.get("/world", &a).0, 200, "still serving");
+}
+
+#[test]
+fn world_chat_one_post_per_five_seconds_per_player() {
+    let s = start("chat-pause");
+    let a = s.join("alice");
+    let (st, v) = s.send("POST", "/chat/world", &a, json!({ "text": "hello" }));
+    assert_eq!((st, v["seq"].as_i64()), (201, Some(1)), "{v}");
+    s.clock.advance(4);
+    let (st, v) = s.send("POST", "/chat/world", &a, json!({ "text": "again" }));
+    assert_eq!(st, 429, "{v}");
+    assert_eq!(v["retry_after"], 1);
+    assert_eq!(v["error"], "one post every 5 seconds: wait 1 more");
+    s.clock.advance(1);
+    assert_eq!(s.send("POST", "/chat/world", &a, json!({ "text": "again" })).0, 201);
+    let (_, log) = s.get("/chat/world", &a);
+    let lines: Vec<&str> = log["lines"].as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap()).collect();
+    assert_eq!(lines, vec!["hello", "again"]);
+    assert_eq!(log["lines"][1]["at"], T0 + 5);
+    assert_eq!(s.send("POST", "/chat/world", &a, json!({ "text": "   " })).0, 400);
+    assert_eq!(s.send("POST", "/chat/world", &a, json!({ "text": "x".repeat(501) })).0, 400);
+}
+
+#[test]
+fn world_chat_keeps_the_newest_100_lines() {
+    let s = start("chat-cap");
+    let a = s.join("alice");
+    for i in 1..=105 {
+        let (st, v) = s.send("POST", "/chat/world", &a, json!({ "text": format!("line {i}") }));
+        assert_eq!(st, 201, "{v}");
+        s.clock.advance(5);
+    }
+    let (_, log) = s.get("/chat/world", &a);
+    let lines = log["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 100);
+    assert_eq!(lines[0]["text"], "line 6");
+    assert_eq!(lines[0]["seq"], 6);
+    assert_eq!(lines[99]["text"], "line 105");
+}
+
+#[test]
+fn world_chat_is_read_by_all_and_written_by_the_top_20_real_players() {
+    let s = start("chat-top");
+    let tokens: Vec<String> = (1..=21).map(|i| s.join(&format!("p{i:02}"))).collect();
+    // Everyone holds 3 boards and 15 pieces: join order decides (A-CA14), so p21 is
+    // 21st. Give p21 one of p01's boards (with its pieces): p21 climbs to first with
+    // 4 boards, p02…p20 follow, and p01, down to 2 boards, is 21st.
+    s.edit_world(|w| {
+        for b in w["boards"].as_array_mut().unwrap() {
+            if b["board"] == json!([0, 0]) {
+                b["owner"] = json!("p21");
+            }
+        }
+        for p in w["pieces"].as_array_mut().unwrap() {
+            if p["x"].as_i64().unwrap().div_euclid(5) == 0 && p["y"].as_i64().unwrap().div_euclid(5) == 0 {
+                p["owner"] = json!("p21");
+            }
+        }
+    });
+    let (st, log) = s.get("/chat/world", &tokens[0]);
+    assert_eq!(st, 200);
+    let top = log["top"].as_array().unwrap();
+    assert_eq!(top.len(), 20);
+    assert_eq!(top[0], json!({ "player": "p21", "boards": 4, "pieces": 20, "bot": false }));
+    assert_eq!(top[1]["player"], "p02");
+    assert_eq!(top[19]["player"], "p20");
+    assert_eq!(log["may_write"], false, "p01 is 21st");
+    let (st, v) = s.send("POST", "/chat/world", &tokens[0], json!({ "text": "let me in" }));
+    assert_eq!(st, 403, "{v}");
+    assert_eq!(v["error"], "only the top 20 players of the realm (by boards, then pieces) write here");
+    assert_eq!(s.send("POST", "/chat/world", &tokens[20], json!({ "text": "first" })).0, 201);
+    assert_eq!(s.send("POST", "/chat/world", &tokens[19], json!({ "text": "p20, 20th" })).0, 201);
+    // p01 still reads it.
+    let (_, log) = s.get("/chat/world", &tokens[0]);
+    let lines: Vec<&str> = log["lines"].as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap()).collect();
+    assert_eq!(lines, vec!["first", "p20, 20th"]);
+}
