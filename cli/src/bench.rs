@@ -19,7 +19,8 @@ use crate::Fail;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: perft, hooks, load, ai, selfplay (several allowed; default perft).
+    /// What to measure: perft, hooks, load, ai, selfplay, solve (several allowed; default
+    /// perft).
     suites: Vec<String>,
     /// Runs per case; the median is reported.
     #[arg(long, default_value_t = 3)]
@@ -33,9 +34,29 @@ pub struct BenchArgs {
     /// Another varia binary to run the same perft cases with, side by side.
     #[arg(long, value_name = "VARIA")]
     baseline: Option<String>,
-    /// Only perft cases whose label contains this text.
+    /// Only perft cases whose label contains this text (`solve`: only levels whose name
+    /// contains it).
     #[arg(long)]
-    only: Option<String>,
+    pub only: Option<String>,
+    /// `solve`: the solo variant.
+    #[arg(long, default_value = "chessic")]
+    pub solo_variant: String,
+    /// `solve`: boards per level (seeds 1..N).
+    #[arg(long, default_value_t = 100)]
+    pub boards: u64,
+    /// `solve`: the decision's time limit per board, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub board_time: f64,
+    /// `solve`: a node limit per board for the decision instead of the time limit
+    /// (machine-independent verdicts).
+    #[arg(long)]
+    pub board_nodes: Option<u64>,
+    /// `solve`: the best-score search's allowance per board, in nodes.
+    #[arg(long, default_value_t = 100_000)]
+    pub best_nodes: u64,
+    /// `solve`: a line per board.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 struct Case {
@@ -131,8 +152,11 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "load" => load(&args)?,
             "ai" => ai(&args)?,
             "selfplay" => selfplay(&args)?,
+            "solve" => crate::bench_solve::run(&args)?,
             other => {
-                return Err(Fail(format!("unknown suite `{other}`; expected perft, hooks, load, ai or selfplay")));
+                return Err(Fail(format!(
+                    "unknown suite `{other}`; expected perft, hooks, load, ai, selfplay or solve"
+                )));
             }
         }
     }

@@ -6,6 +6,7 @@
 
 mod ai;
 mod bench;
+mod bench_solve;
 mod fixtures;
 mod play;
 mod solo;
