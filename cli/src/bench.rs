@@ -8,6 +8,9 @@
 //! - `load`: the time to load each shipped variant (TOML, tables and Lua).
 //! - `ai`: the computer player's move time per level from the start position (median of
 //!   the runs, with the level's own time budget), its depth and nodes per second.
+//! - `memory`: the peak memory of long games whose hooks keep state (`memory.rs`).
+
+mod memory;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -19,8 +22,8 @@ use crate::Fail;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: perft, hooks, load, ai, selfplay, solve (several allowed; default
-    /// perft).
+    /// What to measure: perft, hooks, load, ai, selfplay, memory, realm, solve (several
+    /// allowed; default perft).
     suites: Vec<String>,
     /// Runs per case; the median is reported.
     #[arg(long, default_value_t = 3)]
@@ -31,7 +34,7 @@ pub struct BenchArgs {
     /// The Fairy-Stockfish binary (skipped if not found).
     #[arg(long, default_value = "/usr/games/fairy-stockfish")]
     peer: String,
-    /// Another varia binary to run the same perft cases with, side by side.
+    /// Another varia binary to run the same perft (and memory) cases with, side by side.
     #[arg(long, value_name = "VARIA")]
     baseline: Option<String>,
     /// Only perft cases whose label contains this text (`solve`: only levels whose name
@@ -57,6 +60,9 @@ pub struct BenchArgs {
     /// `solve`: a line per board.
     #[arg(long)]
     pub verbose: bool,
+    /// realm: validate and order on one thread only.
+    #[arg(long)]
+    single_thread: bool,
 }
 
 struct Case {
@@ -136,7 +142,7 @@ fn baseline_perft(bin: &str, case: &Case, depth: u32) -> Option<(u64, f64)> {
 }
 
 /// Peak resident memory of this process so far, in MB (Linux; None elsewhere).
-fn peak_rss_mb() -> Option<f64> {
+pub(crate) fn peak_rss_mb() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let kb: f64 =
         s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
@@ -152,10 +158,12 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "load" => load(&args)?,
             "ai" => ai(&args)?,
             "selfplay" => selfplay(&args)?,
+            "memory" => memory::memory(&args)?,
+            "realm" => crate::bench_realm::run(args.runs, args.quick, !args.single_thread)?,
             "solve" => crate::bench_solve::run(&args)?,
             other => {
                 return Err(Fail(format!(
-                    "unknown suite `{other}`; expected perft, hooks, load, ai, selfplay or solve"
+                    "unknown suite `{other}`; expected perft, hooks, load, ai, selfplay, memory, realm or solve"
                 )));
             }
         }
@@ -378,11 +386,12 @@ fn selfplay(args: &BenchArgs) -> Result<(), Fail> {
 fn load(args: &BenchArgs) -> Result<(), Fail> {
     let runs = args.runs.max(5);
     println!("{:<22} {:>12}", "variant", "load ms");
-    for (name, path) in varia::variant::known_variants() {
+    for found in varia::variant::known_variants() {
+        let name = found.name;
         let mut samples = Vec::new();
         for _ in 0..runs {
             let t = Instant::now();
-            Variant::load(path.to_str().unwrap_or(&name))?;
+            Variant::load_origin(&found.origin, &[])?;
             samples.push(t.elapsed().as_secs_f64() * 1e3);
         }
         println!("{name:<22} {:>12.2}", median(samples));

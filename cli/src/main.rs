@@ -6,9 +6,13 @@
 
 mod ai;
 mod bench;
+mod bench_realm;
 mod bench_solve;
+mod duel;
 mod fixtures;
 mod play;
+mod play_solo;
+mod realm;
 mod solo;
 mod watch;
 
@@ -59,7 +63,7 @@ struct Start {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the variants found under scripts/ and VARIA_PATH.
+    /// List the variants (VARIA_PATH, ./scripts, built in): name, origin, summary.
     List,
     /// Load and validate variants: prints `ok`, or one `path:line:col: message` per problem.
     Check {
@@ -116,10 +120,14 @@ enum Command {
     Watch(watch::WatchArgs),
     /// Play in the terminal, with the control panel (AI level, undo, copy/paste, save/load…).
     Play(play::PlayArgs),
+    /// A solo duel: two players (or one against the computer) on the same board, Elo ratings.
+    Duel(duel::DuelArgs),
     /// The computer player's action (last line of output: the action alone).
     Move(ai::MoveArgs),
     /// Two levels of the computer player play a match with alternating colours.
     Match(ai::MatchArgs),
+    /// A world of boards: resolve a round (`varia realm resolve --state S --orders O`).
+    Realm(realm::RealmArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -138,7 +146,7 @@ fn main() -> ExitCode {
     // interactive commands, which write to helper programs (the clipboard) that may
     // close early: there a closed pipe is an error to report.
     #[cfg(unix)]
-    if !matches!(cli.command, Command::Play(_) | Command::Watch(_)) {
+    if !matches!(cli.command, Command::Play(_) | Command::Duel(_) | Command::Watch(_)) {
         // SAFETY: restores the default action of SIGPIPE before any thread is started.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -213,20 +221,30 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::List => {
             let known = varia::variant::known_variants();
             if known.is_empty() {
-                eprintln!("no variants found; searched: {:?}", varia::variant::search_path());
+                eprintln!("no variants found; looked in: {}", varia::variant::looked_in().join(", "));
             }
-            for (name, path) in known {
-                let title = Variant::load(path.to_str().unwrap_or(&name))
-                    .map(|v| v.title.clone())
-                    .unwrap_or_else(|_| "(does not load: run `varia check`)".into());
-                println!("{name:<16} {title}");
+            let rows: Vec<(String, String, String)> = known
+                .into_iter()
+                .map(|found| {
+                    let about = match Variant::load_origin(&found.origin, &[]) {
+                        Ok(v) if !v.summary.is_empty() => v.summary.clone(),
+                        Ok(v) => v.title.clone(),
+                        Err(_) => format!("(does not load: run `varia check {}`)", found.name),
+                    };
+                    (found.name, found.origin.to_string(), about)
+                })
+                .collect();
+            let name_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+            let from_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+            for (name, from, about) in rows {
+                println!("{name:<name_w$}  {from:<from_w$}  {about}");
             }
             Ok(())
         }
         Command::Check { variants, set } => {
             let overrides = set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
             let names: Vec<String> = if variants.is_empty() {
-                varia::variant::known_variants().into_iter().map(|(n, _)| n).collect()
+                varia::variant::known_variants().into_iter().map(|f| f.name).collect()
             } else {
                 variants
             };
@@ -258,8 +276,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
             if let Some(o) = game.outcome() {
                 eprintln!("the game is over: {}", o.describe());
             }
-            for a in game.legal_actions() {
-                println!("{}", game.format(&a));
+            // A failing filter_actions hook is an error (exit 1), not an empty list.
+            for a in game.try_legal_actions()? {
+                println!("{}", game.action_text(&a));
             }
             Ok(())
         }
@@ -295,14 +314,14 @@ fn run(cmd: Command) -> Result<(), Fail> {
             };
             let t = Instant::now();
             let total = if divide {
-                let mut total = 0;
-                for (a, n) in game.divide(depth) {
-                    println!("{}: {n}", game.format(&a));
-                    total += n;
+                let mut total = 0u64;
+                for (a, n) in game.try_divide(depth)? {
+                    println!("{}: {n}", game.action_text(&a));
+                    total = total.saturating_add(n);
                 }
                 total
             } else {
-                game.perft(depth)
+                game.try_perft(depth)?
             };
             let secs = t.elapsed().as_secs_f64();
             eprintln!(
@@ -317,7 +336,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Fixtures(args) => fixtures::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Play(args) => play::run(args),
+        Command::Duel(args) => duel::run(args),
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => ai::run_match(args),
+        Command::Realm(args) => realm::run(args),
     }
 }

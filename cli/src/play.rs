@@ -43,6 +43,20 @@ pub struct PlayArgs {
     /// and pasted move lists are played from it).
     #[arg(long)]
     fen: Option<String>,
+    /// Solo boards: the level (its pool and rules); default: the variant's first. With
+    /// a solo board, --seed deals the board.
+    #[arg(long)]
+    level: Option<String>,
+    /// Solo boards: the board as text, one stack per square a1, b1, … (instead of --seed).
+    #[arg(long, conflicts_with = "fen")]
+    board: Option<String>,
+    /// Solo boards: deal the seed's raw board, even if it cannot be forged.
+    #[arg(long)]
+    raw: bool,
+    /// Solo boards: where time comes from, system or manual (time moves only with
+    /// `wait SECONDS`, for scripted sessions).
+    #[arg(long, default_value = "system")]
+    clock: String,
 }
 
 /// Who plays which side.
@@ -113,7 +127,7 @@ Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's mo
 /// Where varia keeps its files for a user: `$VARIA_DATA_DIR`, else the platform's data
 /// folder (`$XDG_DATA_HOME/varia`, `~/.local/share/varia`, `~/Library/Application
 /// Support/varia`, `%APPDATA%\varia`).
-fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("VARIA_DATA_DIR") {
         return PathBuf::from(d);
     }
@@ -197,9 +211,22 @@ mod clipboard {
     }
 }
 
+/// The saved-state slot of a variant: `<data folder>/<name>/save.json`. The loader only
+/// accepts identifiers as names; this refuses anything else too (a variant built by an
+/// embedder), so no name can put the file outside the data folder.
+fn slot_path(data: &std::path::Path, name: &str) -> Result<PathBuf, Fail> {
+    if !varia::variant::is_name(name) {
+        return Err(Fail(format!(
+            "`{}` is not a variant name: it cannot name a saved-game folder",
+            name.escape_debug()
+        )));
+    }
+    Ok(data.join(name).join("save.json"))
+}
+
 impl Panel {
-    fn save_file(&self) -> PathBuf {
-        data_dir().join(&self.variant.name).join("save.json")
+    fn save_file(&self) -> Result<PathBuf, Fail> {
+        slot_path(&data_dir(), &self.variant.name)
     }
 
     fn restart(&mut self) {
@@ -327,7 +354,13 @@ impl Panel {
                 }
             },
             "moves" => {
-                let list: Vec<String> = self.game.legal_actions().iter().map(|a| self.game.format(a)).collect();
+                let list: Vec<String> = match self.game.try_legal_actions() {
+                    Ok(l) => l.iter().map(|a| self.game.action_text(a)).collect(),
+                    Err(e) => {
+                        let _ = writeln!(out, "{e}");
+                        return Ok(true);
+                    }
+                };
                 let _ = writeln!(out, "{} legal: {}", list.len(), list.join(" "));
                 let castling = castling_moves(&self.game);
                 if !castling.is_empty() {
@@ -406,7 +439,7 @@ impl Panel {
                 }
             }
             "save" => {
-                let f = self.save_file();
+                let f = self.save_file()?;
                 let state = json!({
                     "panel": {"mode": self.play_as.mode(), "as": self.play_as.name(), "level": self.level, "seed": self.seed},
                     "game": self.game.snapshot(),
@@ -417,7 +450,7 @@ impl Panel {
                 let _ = writeln!(out, "saved to {} (the one slot; saving again overwrites it)", f.display());
             }
             "load" => {
-                let f = self.save_file();
+                let f = self.save_file()?;
                 match load_state(&self.variant, &f) {
                     Ok((game, play_as, level)) => {
                         self.game = game;
@@ -563,6 +596,25 @@ fn load_state(v: &Arc<Variant>, f: &PathBuf) -> Result<(Game, PlayAs, String), S
 pub fn run(args: PlayArgs) -> Result<(), Fail> {
     let overrides = args.set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
     let variant = Variant::load_with(&args.variant, &overrides)?;
+    if variant.turns == varia::variant::TurnModel::Solo {
+        if args.fen.is_some() {
+            return Err(Fail(format!("`{}` is a solo variant: give --board or --seed, not --fen", variant.name)));
+        }
+        let o = crate::play_solo::SoloOptions {
+            level: args.level,
+            seed: args.seed,
+            board: args.board,
+            raw: args.raw,
+            clock: args.clock,
+        };
+        return crate::play_solo::run(variant, o);
+    }
+    if args.level.is_some() || args.board.is_some() || args.raw {
+        return Err(Fail(format!(
+            "--level, --board and --raw are for solo boards; `{}` is played by two sides (its AI level is --ai)",
+            variant.name
+        )));
+    }
     let play_as = PlayAs::parse(&args.play_as)
         .ok_or_else(|| Fail(format!("--as must be white, black, both or none, not `{}`", args.play_as)))?;
     let level = level_name(&variant, &args.ai).map_err(Fail)?;
@@ -611,5 +663,19 @@ pub fn run(args: PlayArgs) -> Result<(), Fail> {
             return Ok(());
         }
         panel.ai_turns(&mut out)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_save_slot_stays_in_the_data_folder() {
+        let data = std::path::Path::new("/data/varia");
+        assert_eq!(slot_path(data, "decachess").ok(), Some(data.join("decachess/save.json")));
+        for hostile in ["../../x", "/tmp/x", "..", "", "a/b", "a\\b", "x\0y"] {
+            assert!(slot_path(data, hostile).is_err(), "{hostile:?}");
+        }
     }
 }

@@ -109,5 +109,8 @@ fn a_match_scores_draws_by_the_ply_limit_as_halves() {
 fn bench_knows_the_ai_suite() {
     let o = varia(&["bench", "nothing"]);
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(stderr(&o), "error: unknown suite `nothing`; expected perft, hooks, load, ai or selfplay\n");
+    assert_eq!(
+        stderr(&o),
+        "error: unknown suite `nothing`; expected perft, hooks, load, ai, selfplay, memory, realm or solve\n"
+    );
 }

@@ -16,7 +16,9 @@
 //! | `check_outcome(game)` | after the core judged the position | return an outcome to end the game |
 //! | `filter_actions(game, actions)` | whenever legal actions are listed (the slow path) | return the list to use |
 
-use std::collections::BTreeMap;
+mod vars;
+
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -27,6 +29,8 @@ use crate::outcome::Outcome;
 use crate::piece::{Piece, Side};
 use crate::rng::Rng;
 use crate::variant::Variant;
+
+pub use vars::{Iter as VarsIter, Vars};
 
 /// The hook points of the pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,19 +95,21 @@ impl ScriptError {
     }
 }
 
-/// A value a rule keeps in the game between hooks (`game:set` / `game:get`).
+/// A value a rule keeps in the game between hooks (`game:set` / `game:get`). Text is
+/// shared, not copied, by every saved state that holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Var {
     Int(i64),
     Bool(bool),
-    Text(String),
+    Text(Arc<str>),
 }
 
 /// The rule-level state of a game: what hooks keep, scores, and the seeded generator.
 /// Part of snapshots and of every rollback.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleState {
-    pub vars: BTreeMap<String, Var>,
+    /// What hooks keep (`game:set`); a copy shares it (see [`Vars`]).
+    pub vars: Vars,
     pub scores: [i64; 2],
     pub rng: Rng,
     /// An outcome declared by a hook (`game:end_game`), applied after the hook.
@@ -113,18 +119,39 @@ pub struct RuleState {
     pub royal_arrivals: [Vec<(Square, u32)>; 2],
     /// Game time that has passed, in milliseconds (an input: `Game::set_elapsed`).
     pub elapsed_ms: u64,
+    /// Each side's score from the `[scoring]` tables (`game/score.rs`), once fed.
+    pub table: Option<Box<[crate::scoring::ScoreState; 2]>>,
 }
 
 impl RuleState {
     pub fn new(seed: u64) -> RuleState {
         RuleState {
-            vars: BTreeMap::new(),
+            vars: Vars::new(),
             scores: [0; 2],
             rng: Rng::new(seed),
             declared: None,
             royal_arrivals: [Vec::new(), Vec::new()],
             elapsed_ms: 0,
+            table: None,
         }
+    }
+}
+
+/// `[scripting] memory_limit_mb` in bytes.
+pub(crate) fn limit_bytes(mb: u32) -> usize {
+    (mb as usize).saturating_mul(1 << 20)
+}
+
+/// `n` bytes as MB, for messages.
+pub(crate) fn megabytes(n: usize) -> String {
+    format!("{:.1} MB", n as f64 / (1u64 << 20) as f64)
+}
+
+/// A name as a message shows it: at most 40 characters.
+fn short(name: &str) -> String {
+    match name.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &name[..i]),
+        None => name.to_string(),
     }
 }
 
@@ -142,6 +169,12 @@ pub struct Removed {
 /// the core which hooks exist, so undefined hooks cost nothing.
 pub trait Hooks: Send + Sync {
     fn defines(&self, hook: Hook) -> bool;
+
+    /// Where a hook is written (`path:line`), for messages about what it did; `None`
+    /// when unknown.
+    fn place(&self, _hook: Hook) -> Option<String> {
+        None
+    }
 
     /// `Ok(Some(reason))` refuses the action.
     fn before_action(&self, _g: &mut HookGame<'_>, _action: &str) -> Result<Option<String>, ScriptError> {
@@ -249,14 +282,53 @@ impl<'a> HookGame<'a> {
         g.core_actions().iter().map(|a| g.format(a)).collect()
     }
 
+    /// The memory the game's rule variables hold, in bytes (see [`Vars::bytes`]).
+    pub fn var_bytes(&self) -> usize {
+        self.g().rules.vars.bytes()
+    }
+
+    /// Keeps a rule variable (`None` deletes it). The variables may hold at most
+    /// `[scripting] memory_limit_mb`: a value that would take them past it is refused and
+    /// nothing changes.
     pub fn set_var(&mut self, name: &str, value: Option<Var>) -> Result<(), String> {
-        let (g, _) = self.g_mut()?;
-        match value {
-            Some(v) => g.rules.vars.insert(name.to_string(), v),
-            None => g.rules.vars.remove(name),
-        };
+        self.set_var_beside(name, value, 0)
+    }
+
+    /// [`HookGame::set_var`] for a host whose own memory, `beside` bytes (a script
+    /// state's), counts against the same limit as the variables.
+    pub fn set_var_beside(&mut self, name: &str, value: Option<Var>, beside: usize) -> Result<(), String> {
+        self.g_mut()?;
+        self.room_for_var(name, value.as_ref(), beside)?;
+        self.g_mut()?.0.rules.vars.set(name, value);
         Ok(())
     }
+
+    /// Whether `set_var_beside(name, value, beside)` would fit in the limit; why not if not.
+    pub fn room_for_var(&self, name: &str, value: Option<&Var>, beside: usize) -> Result<(), String> {
+        let mb = self.variant().scripting.memory_limit_mb;
+        let vars = &self.g().rules.vars;
+        let after = vars.bytes_after(name, value);
+        // Deleting or shrinking is always allowed: it is how a rule gets back under.
+        if after <= vars.bytes() || after.saturating_add(beside) <= limit_bytes(mb) {
+            return Ok(());
+        }
+        let over = if beside > 0 {
+            format!(", which with the {} the script's state uses is over", megabytes(beside))
+        } else {
+            ", over".to_string()
+        };
+        Err(format!(
+            "game:set(\"{}\", …) would take the game's variables to {}{over} [scripting] memory_limit_mb = {mb}",
+            short(name),
+            megabytes(after),
+        ))
+    }
+
+    /// Whether commands are refused (in `filter_actions` and `check_outcome`).
+    pub fn is_read_only(&self) -> bool {
+        self.events.is_none()
+    }
+
     /// A number in `[0, 1)` from the game's seeded generator.
     pub fn random(&mut self) -> Result<f64, String> {
         Ok(self.g_mut()?.0.rules.rng.unit())
@@ -293,33 +365,43 @@ impl<'a> HookGame<'a> {
         events.push(Event::Removed { side: piece.side, kind: piece.kind, square: sq });
         Ok(piece)
     }
-    /// Puts a piece on an empty square.
+    /// Puts a piece on an empty square (at full hit points, with no marks).
     pub fn place(&mut self, sq: Square, piece: Piece) -> Result<(), String> {
         let name = self.name(sq);
         let (g, events) = self.g_mut()?;
-        if g.piece_at(sq).is_some() {
+        if g.piece_at(sq).is_some() || !g.core_mut().place(sq, piece) {
             return Err(format!("{name} is occupied"));
         }
-        g.core_mut().place(sq, piece);
         events.push(Event::Placed { side: piece.side, kind: piece.kind, square: sq });
         Ok(())
     }
-    /// Moves a piece to an empty square.
+    /// Moves a piece to an empty square, with its hit points and marks.
     pub fn move_piece(&mut self, from: Square, to: Square) -> Result<(), String> {
         let (nf, nt) = (self.name(from), self.name(to));
         let (g, events) = self.g_mut()?;
-        if g.piece_at(to).is_some() {
+        if g.piece_at(from).is_none() {
+            return Err(format!("there is no piece on {nf}"));
+        }
+        if from != to && g.piece_at(to).is_some() {
             return Err(format!("{nt} is occupied"));
         }
-        let piece = g.core_mut().remove(from).ok_or_else(|| format!("there is no piece on {nf}"))?;
-        g.core_mut().place(to, piece);
+        let piece = g.core_mut().move_piece(from, to).ok_or_else(|| format!("{nt} is occupied"))?;
         events.push(Event::Moved { side: piece.side, kind: piece.kind, from, to });
         Ok(())
     }
-    /// Adds points to a side's score.
+    /// Adds points to a side's score; refused if the score would leave the range of a
+    /// 64-bit integer (it never wraps).
     pub fn award(&mut self, side: Side, points: i64, reason: &str) -> Result<(), String> {
         let (g, events) = self.g_mut()?;
-        g.rules.scores[side.index()] += points;
+        let score = &mut g.rules.scores[side.index()];
+        *score = score.checked_add(points).ok_or_else(|| {
+            format!(
+                "awarding {points} to {side} would take its score ({score}) past the range of whole numbers \
+                 ({} to {})",
+                i64::MIN,
+                i64::MAX
+            )
+        })?;
         events.push(Event::Scored { side, points, reason: reason.to_string() });
         Ok(())
     }

@@ -4,7 +4,7 @@
 
 use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 
-use super::{Current, where_};
+use super::{Budget, Current, Watch, rules_place};
 use crate::geometry::Square;
 use crate::hooks::{HookGame, Var};
 use crate::outcome::{GameResult, Outcome, Reason};
@@ -14,6 +14,8 @@ use crate::piece::{Piece, Side};
 pub(crate) struct GameObject {
     pub(crate) current: Current,
     pub(crate) names: Names,
+    pub(crate) budget: Budget,
+    pub(crate) watch: Watch,
 }
 
 /// Square, kind and side names as Lua strings, made once per variant.
@@ -46,9 +48,10 @@ impl Names {
     }
 }
 
-/// A Lua error at the calling script line.
+/// A Lua error at the calling script line (the rules' line also when the method was
+/// called through `pcall`, whose frames have none).
 fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
-    mlua::Error::RuntimeError(format!("{}{message}", where_(lua, 1)))
+    mlua::Error::RuntimeError(format!("{}{message}", rules_place(lua, 1)))
 }
 
 fn with_game<R>(
@@ -183,7 +186,7 @@ impl UserData for GameObject {
                 None => Value::Nil,
                 Some(Var::Int(i)) => Value::Integer(i),
                 Some(Var::Bool(b)) => Value::Boolean(b),
-                Some(Var::Text(t)) => Value::String(lua.create_string(t)?),
+                Some(Var::Text(t)) => Value::String(lua.create_string(&*t)?),
             })
         });
         m.add_method("set", |lua, this, (name, value): (String, Value)| {
@@ -192,7 +195,8 @@ impl UserData for GameObject {
                 Value::Integer(i) => Some(Var::Int(i)),
                 Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Some(Var::Int(n as i64)),
                 Value::Boolean(b) => Some(Var::Bool(b)),
-                Value::String(s) => Some(Var::Text(s.to_string_lossy())),
+                // One copy of the bytes (valid UTF-8 is borrowed on the way).
+                Value::String(s) => Some(Var::Text(String::from_utf8_lossy(&s.as_bytes()).as_ref().into())),
                 other => {
                     return Err(fail(
                         lua,
@@ -200,7 +204,22 @@ impl UserData for GameObject {
                     ));
                 }
             };
-            with_game(lua, this, |g| g.set_var(&name, var))
+            with_game(lua, this, |g| {
+                let beside = |lua: &Lua| this.budget.in_use(lua);
+                // (In the read-only hooks the refusal is the usual one, below.)
+                if !g.is_read_only() && g.room_for_var(&name, var.as_ref(), beside(lua)).is_err() {
+                    // Garbage does not count: collect it and ask again, once.
+                    let _ = lua.gc_collect();
+                    if let Err(why) = g.room_for_var(&name, var.as_ref(), beside(lua)) {
+                        // A limit: `pcall` passes it on, so a hook cannot go on collecting.
+                        return Err(this.watch.trip(why));
+                    }
+                }
+                g.set_var_beside(&name, var, beside(lua))?;
+                // From now on the state may use what the variables leave.
+                this.budget.apply(lua, g.var_bytes());
+                Ok(())
+            })
         });
         m.add_method("random", |lua, this, n: Option<i64>| {
             with_game(lua, this, |g| match n {

@@ -21,7 +21,7 @@
 mod api;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState};
@@ -45,9 +45,42 @@ pub struct LuaHooks {
     /// Square names as Lua strings, made once.
     squares: Vec<mlua::LuaString>,
     watch: Watch,
+    budget: Budget,
     memory_mb: u32,
     /// The variant's own script, named in errors that have no better place.
     label: String,
+}
+
+/// `[scripting] memory_limit_mb` holds the Lua state and the game's variables together.
+/// The state may use what the variables of the game in hand leave: set when a hook call
+/// starts and after each `game:set` (Lua's allocator refuses past it, after a full
+/// collection, so only live memory counts); and `game:set` refuses a value that would
+/// take the variables past what the state uses (after a collection, too).
+#[derive(Clone)]
+pub(crate) struct Budget {
+    /// What the state uses before the scripts load (the libraries, the prelude).
+    base: usize,
+    /// The limit, in bytes.
+    limit: usize,
+    /// The variables' bytes the state's limit was last set for: most calls find it
+    /// unchanged and skip setting it (which takes the state's lock).
+    applied: Arc<AtomicUsize>,
+}
+
+impl Budget {
+    /// What the rules use of the state now (garbage included).
+    pub(crate) fn in_use(&self, lua: &Lua) -> usize {
+        lua.used_memory().saturating_sub(self.base)
+    }
+
+    /// Sets the state's limit to what `vars` bytes of variables leave.
+    pub(crate) fn apply(&self, lua: &Lua, vars: usize) {
+        if self.applied.swap(vars, Ordering::Relaxed) == vars {
+            return;
+        }
+        // 0 would mean no limit (mlua's convention).
+        let _ = lua.set_memory_limit(self.base.max(1).saturating_add(self.limit.saturating_sub(vars)));
+    }
 }
 
 /// The hook call in progress: the view of the game that the `game` object acts on, set
@@ -144,8 +177,12 @@ impl LuaHooks {
             .map_err(internal)?;
         g.set("__varia_guard", guard).map_err(internal)?;
         lua.load(PRELUDE).set_name("=prelude").exec().map_err(internal)?;
-        let base = lua.used_memory();
-        lua.set_memory_limit(base + v.scripting.memory_limit_mb as usize * 1024 * 1024).map_err(internal)?;
+        let budget = Budget {
+            base: lua.used_memory(),
+            limit: crate::hooks::limit_bytes(v.scripting.memory_limit_mb),
+            applied: Arc::new(AtomicUsize::new(usize::MAX)),
+        };
+        budget.apply(&lua, 0);
         watch.start();
         let current = Current::default();
         let cur = current.clone();
@@ -179,7 +216,9 @@ impl LuaHooks {
             if let Err(e) =
                 lua.load(&script.text).set_name(format!("@{}", script.label)).set_mode(ChunkMode::Text).exec()
             {
-                let mut p = lua_problem(&script.label, &root_message(&e));
+                let text = root_message(&e);
+                let (message, traceback) = text.split_once("\nstack traceback:").unwrap_or((&text, ""));
+                let mut p = lua_problem(&script.label, &located(&script.label, message, traceback));
                 if p.message.contains("not enough memory") {
                     p.message = format!(
                         "the rules ran out of memory while loading ([scripting] memory_limit_mb = {})",
@@ -215,8 +254,25 @@ impl LuaHooks {
 
         let squares = api::Names::new(&lua, v).map_err(internal)?.squares;
         let names = api::Names::new(&lua, v).map_err(internal)?;
-        let game = lua.create_userdata(api::GameObject { current: current.clone(), names }).map_err(internal)?;
-        Ok(LuaHooks { lua, game, funcs, current, squares, watch, memory_mb: v.scripting.memory_limit_mb, label })
+        let game = lua
+            .create_userdata(api::GameObject {
+                current: current.clone(),
+                names,
+                budget: budget.clone(),
+                watch: watch.clone(),
+            })
+            .map_err(internal)?;
+        Ok(LuaHooks {
+            lua,
+            game,
+            funcs,
+            current,
+            squares,
+            watch,
+            budget,
+            memory_mb: v.scripting.memory_limit_mb,
+            label,
+        })
     }
 
     fn func(&self, hook: Hook) -> &Function {
@@ -231,16 +287,18 @@ impl LuaHooks {
         g: &mut HookGame<'_>,
         call: impl FnOnce(&Function, &mlua::AnyUserData) -> mlua::Result<R>,
     ) -> Result<R, ScriptError> {
+        self.budget.apply(&self.lua, g.var_bytes());
         let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
         self.current.0.store(ptr, Ordering::Release);
         self.watch.start();
         let result = call(self.func(hook), &self.game);
         self.current.0.store(std::ptr::null_mut(), Ordering::Release);
-        result.map_err(|e| self.failure(hook, &e))
+        result.map_err(|e| self.failure(hook, &e, g.var_bytes()))
     }
 
-    /// A failed call's message and traceback, as a script error.
-    fn failure(&self, hook: Hook, e: &mlua::Error) -> ScriptError {
+    /// A failed call's message and traceback, as a script error (`vars`: the bytes the
+    /// game's variables held then).
+    fn failure(&self, hook: Hook, e: &mlua::Error, vars: usize) -> ScriptError {
         let text = root_message(e);
         let (message, mut traceback) = match text.split_once("\nstack traceback:") {
             Some((m, t)) => (m.to_string(), format!("stack traceback:{t}")),
@@ -252,13 +310,22 @@ impl LuaHooks {
             traceback = t.clone();
         }
         let message = if message.contains("not enough memory") {
-            format!("{}: the rules ran out of memory ([scripting] memory_limit_mb = {})", self.label, self.memory_mb)
+            // Lua raises a memory error without a place, so the message names the budget.
+            let held = if vars > 0 {
+                format!(", of which the game's variables (game:set) hold {}", crate::hooks::megabytes(vars))
+            } else {
+                String::new()
+            };
+            format!(
+                "{}: the rules ran out of memory ([scripting] memory_limit_mb = {}{held})",
+                self.label, self.memory_mb
+            )
         } else if message.starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '/')
             && message.contains(".lua:")
         {
             message
         } else {
-            format!("{}: {message}", self.label)
+            located(&self.label, &message, &traceback)
         };
         ScriptError { hook: hook.name().to_string(), message, traceback }
     }
@@ -275,6 +342,16 @@ impl LuaHooks {
 impl Hooks for LuaHooks {
     fn defines(&self, hook: Hook) -> bool {
         self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()].is_some()
+    }
+
+    fn place(&self, hook: Hook) -> Option<String> {
+        let f = self.funcs[Hook::ALL.iter().position(|&h| h == hook)?].as_ref()?;
+        let info = f.info();
+        let file = info.source.as_deref().and_then(|s| s.strip_prefix('@')).unwrap_or(&self.label).to_string();
+        Some(match info.line_defined {
+            Some(line) => format!("{file}:{line}"),
+            None => file,
+        })
     }
 
     fn before_action(&self, g: &mut HookGame<'_>, action: &str) -> Result<Option<String>, ScriptError> {
@@ -366,6 +443,41 @@ impl Hooks for LuaHooks {
             }
             other => Err(self.wrong_type(Hook::FilterActions, "a list of action strings", &other)),
         }
+    }
+}
+
+/// An error message with its place: as Lua wrote it when it has one, else the line the
+/// traceback shows. Lua adds no place to an error value that is not a string
+/// (`error({})`, `error(nil)`), nor to `error(text, 0)`.
+fn located(label: &str, message: &str, traceback: &str) -> String {
+    if message.starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '/') && message.contains(".lua:") {
+        return message.to_string();
+    }
+    let at = raising_line(traceback).unwrap_or_else(|| format!("{label}:"));
+    format!("{at} {}", raised_value(message))
+}
+
+/// `path:line:` of the first frame of a traceback that is in the rules (not in C, nor in
+/// the sandbox's own wrappers).
+fn raising_line(traceback: &str) -> Option<String> {
+    traceback.lines().map(str::trim).find_map(|l| {
+        let (src, rest) = l.split_once(':')?;
+        let (line, _) = rest.split_once(':')?;
+        let ours = src.starts_with('[') || src == "prelude" || src == "freeze";
+        (!ours && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then(|| format!("{src}:{line}:"))
+    })
+}
+
+/// An error value as a message: a value that is no text (Lua shows a table as its heap
+/// address) is named by its type.
+fn raised_value(message: &str) -> String {
+    let address = message.split_once(": 0x").filter(|(t, a)| {
+        ["table", "function", "userdata", "thread"].contains(t) && a.bytes().all(|b| b.is_ascii_hexdigit())
+    });
+    match (address, message) {
+        (Some((t, _)), _) => format!("error raised with a {t} value instead of a message"),
+        (None, "nil" | "true" | "false") => format!("error raised with {message} instead of a message"),
+        _ => message.to_string(),
     }
 }
 
