@@ -299,3 +299,97 @@ fn the_best_score_is_the_optimum_on_small_boards() {
     assert_eq!(checked, 300);
 }
 
+
+/// A board of one rank and one layer: `files` squares, the pieces given in file order.
+fn strip(pieces: &str) -> (Arc<Forge>, SoloGame) {
+    let files = format!("board.files={}", pieces.split(' ').count());
+    let f = forge_with(&[
+        files.as_str(),
+        "board.ranks=1",
+        "wear.strikes=1",
+        "wear.states=[\"fresh\", \"cleared\"]",
+        "levels.master.layer_piece.layers=[]",
+    ]);
+    let b = SoloBoard::parse(&f.variant, pieces).unwrap();
+    let g = game(&f, "apprentice", b);
+    (f, g)
+}
+
+#[test]
+fn the_greedy_route_by_hand_and_the_best_beats_it() {
+    // a1 b1 c1 d1 = 1 1 2 1, one strike each. Greedy: every first strike pays +1.0, the
+    // tie goes to a1; a1's 1 reaches only b1 (+1.1, a chain of two ones); b1's 1
+    // reaches a1 (cleared) and c1 (+1.0, a two: the chain resets); c1's 2 reaches a1,
+    // cleared, and nothing else on four files: the forge cools with d1 unstruck.
+    // 1.0 + 1.1 + 1.0 = 3.1 points, no layer.
+    let (f, g) = strip("1 1 2 1");
+    let (route, points) = solo::greedy(&g);
+    let names: Vec<String> = route.iter().map(|&s| f.variant.square_name(s)).collect();
+    assert_eq!(names, ["a1", "b1", "c1"]);
+    assert_eq!(points, Tenths(31));
+    // The best: nothing reaches d1 (a1 and b1 reach one square, c1's 2 only a1), so a
+    // forging route starts there, and d1 → c1 → a1 → b1 is the only one: d1 (+1.0),
+    // c1, a 2 (+1.0, reset), a1, a 1 (+1.0, reset), b1 (+1.1, chain of two) and the
+    // layer (+20.0): 24.1. A route that cools strikes at most three squares, for at
+    // most 1.0 + 1.1 + 1.2.
+    let s = solo::solve(&g, nodes(10_000));
+    check(&g, &s);
+    assert_eq!(s.verdict, Verdict::Forged);
+    assert!(s.best_proved);
+    assert_eq!(s.best_score, Tenths(241));
+    let names: Vec<String> = s.best.iter().map(|&s| f.variant.square_name(s)).collect();
+    assert_eq!(names, ["d1", "c1", "a1", "b1"]);
+}
+
+#[test]
+fn a_square_nothing_can_reach_is_impossible() {
+    // a1 b1 c1 = 2 2 2: a1 and c1 reach each other, b1 reaches nothing (two away leaves
+    // three files) and nothing reaches b1. A route starting on b1 ends there; one
+    // starting elsewhere never gets to b1.
+    let (_, g) = strip("2 2 2");
+    let s = solo::decide(&g, nodes(1_000));
+    assert_eq!(s.verdict, Verdict::Impossible);
+    assert!(s.decision_nodes <= 1, "refuted at the root: {} nodes", s.decision_nodes);
+    // With a 1 in the middle: b1 → a1 → c1 forges it (1.0 + 1.0 + 1.1 + 20.0 = 23.1).
+    let (f, g) = strip("2 1 2");
+    let s = solo::solve(&g, nodes(1_000));
+    assert_eq!(s.verdict, Verdict::Forged);
+    assert_eq!(f.variant.square_name(s.route[0]), "b1");
+    check(&g, &s);
+    assert_eq!(s.best_score, Tenths(231));
+}
+
+#[test]
+fn dealing_redraws_until_the_solver_forges_and_is_reproducible() {
+    // Artisan seed 7's raw board is not forgeable (the solver refutes it); dealing skips
+    // it and every board drawn after it until the first one the decision forges
+    // within `[generation] solver_nodes`.
+    let f = forge();
+    let level = f.level("artisan").unwrap();
+    let budget = nodes(f.rules().generation.solver_nodes);
+    let raw = solo::deal(&f, level, 7, true).unwrap();
+    assert_eq!(raw.board(), SoloGame::dealt(f.clone(), level, 7).board());
+    assert_eq!(solo::decide(&raw, budget).verdict, Verdict::Impossible);
+    let dealt = solo::deal(&f, level, 7, false).unwrap();
+    assert_ne!(dealt.board(), raw.board());
+    let s = solo::decide(&dealt, budget);
+    assert_eq!(s.verdict, Verdict::Forged);
+    check(&dealt, &s);
+    // The same seed deals the same board.
+    assert_eq!(solo::deal(&f, level, 7, false).unwrap().board(), dealt.board());
+    // It is the first draw of the seed's generator the solver forges.
+    let mut rng = varia::rng::Rng::new(7);
+    let lv = &f.rules().levels[level];
+    let mut draws = 0;
+    loop {
+        draws += 1;
+        let b = SoloBoard::draw(&f.variant, lv, &mut rng);
+        if &b == dealt.board() {
+            break;
+        }
+        let g = SoloGame::new(f.clone(), level, b);
+        assert_ne!(solo::decide(&g, budget).verdict, Verdict::Forged, "draw {draws} was forgeable");
+        assert!(draws < 100, "the dealt board is not among the seed's first draws");
+    }
+    assert!(draws >= 2);
+}

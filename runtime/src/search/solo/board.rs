@@ -35,8 +35,6 @@ pub(super) struct Problem<B: Bits> {
     pub fixed: Vec<B>,
     /// `rays[kind * n + square]`: slides, square by square.
     pub rays: Vec<Vec<Vec<u8>>>,
-    /// `upper[kind * n + square]`: every square the piece could ever reach from there.
-    pub upper: Vec<B>,
     /// The level's layer rule: the kind it leaves, and the layers (bit per layer).
     pub layer_piece: Option<(KindId, u32)>,
     /// Whether any kind slides (only then do cleared squares change reach sets).
@@ -63,7 +61,6 @@ impl<B: Bits> Problem<B> {
         let mut has_rays = vec![false; kinds];
         let mut fixed = vec![B::EMPTY; kinds * n];
         let mut rays = vec![Vec::new(); kinds * n];
-        let mut upper = vec![B::EMPTY; kinds * n];
         for k in 0..kinds {
             for s in 0..n {
                 let r = forge.reach(KindId(k as u8), Square(s as u8));
@@ -74,20 +71,11 @@ impl<B: Bits> Problem<B> {
                 }
                 rays[i] = r.rays.iter().map(|ray| ray.iter().map(|t| t.0).collect()).collect();
                 has_rays[k] |= !r.rays.is_empty();
-                upper[i] = fixed[i];
-                for ray in &rays[i] {
-                    for &t in ray {
-                        upper[i] = upper[i].with(t as usize);
-                    }
-                }
             }
         }
         for k in 0..kinds {
             if anywhere[k] {
                 has_rays[k] = false;
-                for s in 0..n {
-                    upper[k * n + s] = all;
-                }
             }
         }
         let layer_piece = forge.rules().levels[game.level()]
@@ -95,7 +83,7 @@ impl<B: Bits> Problem<B> {
             .as_ref()
             .map(|lp| (lp.kind, lp.layers.iter().fold(0u32, |m, &l| m | 1 << l)));
         let any_rays = has_rays.iter().any(|&r| r);
-        Problem { n, layers, all, cell_kind, anywhere, has_rays, fixed, rays, upper, layer_piece, any_rays }
+        Problem { n, layers, all, cell_kind, anywhere, has_rays, fixed, rays, layer_piece, any_rays }
     }
 
     pub fn cell(&self, sq: usize, layer: u8) -> KindId {

@@ -107,7 +107,6 @@ pub(super) struct Decider<'a, B: Bits> {
     /// This run's allowance of nodes, and its tie-breaking generator.
     run_left: u64,
     ties: Option<Rng>,
-    deepest: usize,
 }
 
 /// The first run's allowance; each restart doubles it.
@@ -128,7 +127,6 @@ impl<'a, B: Bits> Decider<'a, B> {
             walk: Walk::new(),
             run_left: u64::MAX,
             ties: None,
-            deepest: 0,
             s,
         }
     }
@@ -142,16 +140,9 @@ impl<'a, B: Bits> Decider<'a, B> {
         let root = self.s.clone();
         for k in 0u32.. {
             self.run_left = RESTART_BASE.checked_shl(k.min(40)).unwrap_or(u64::MAX);
-            if let Some(fixed) = std::env::var("VARIA_RESTART").ok().and_then(|v| v.parse::<u64>().ok()) {
-                self.run_left = fixed;
-            }
             self.ties = (k > 0).then(|| Rng::new(0x7135_0000 + k as u64));
             self.route.clear();
-            self.deepest = 0;
             let r = self.search(0);
-            if std::env::var("VARIA_SOLVE_DEBUG").is_ok() {
-                eprintln!("run {k}: {:?} deepest {} nodes {}", r, self.deepest, self.budget.nodes);
-            }
             match r {
                 Found::Stopped if !self.budget.stopped() => {
                     // The run's allowance ended: the next run starts over from the root.
@@ -186,19 +177,6 @@ impl<'a, B: Bits> Decider<'a, B> {
     /// Searches from the current position (which passed its checks, its matching at
     /// `depth`).
     fn search(&mut self, depth: usize) -> Found {
-        if depth > self.deepest && depth >= 100 && std::env::var("VARIA_SOLVE_DEBUG").is_ok() {
-            let mut left = String::new();
-            for sq in 0..self.p.n {
-                for h in self.s.hits[sq]..self.p.layers {
-                    left += &format!(" {}{}:{}{}", (b'a' + (sq % 6) as u8) as char, sq / 6 + 1, h, self.p.cell(sq, h).0);
-                }
-            }
-            let l = self.s.last.unwrap();
-            eprintln!("depth {depth} last {}{} kind {} left{}", (b'a' + (l.sq % 6)) as char, l.sq / 6 + 1, l.kind.0, left);
-            let r: Vec<String> = self.route.iter().map(|&q| format!("{}{}", (b'a' + q % 6) as char, q / 6 + 1)).collect();
-            eprintln!("route {}", r.join(" "));
-        }
-        self.deepest = self.deepest.max(depth);
         if self.s.left == 0 {
             return Found::Forged;
         }
@@ -222,8 +200,6 @@ impl<'a, B: Bits> Decider<'a, B> {
             if self.enter(depth, t) {
                 let spare = self.ways[t] as i32 - (self.p.layers - self.s.hits[t]) as i32;
                 let tie = self.ties.as_mut().map_or(0, |r| r.next_u64() as u32);
-                let noise: i32 = std::env::var("VARIA_NOISE").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
-                let spare = if noise > 0 { spare * 8 + (tie % (noise as u32 + 1)) as i32 } else { spare };
                 kids.push((spare, tie, t as u8));
             }
         }

@@ -21,10 +21,6 @@ use super::board::{Problem, State};
 use super::prune::pending_of;
 use crate::bits::Bits;
 
-thread_local! {
-    static WALK_MODE: u32 = std::env::var("VARIA_WALK").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
-}
-
 /// Scratch rows for the closure.
 pub(super) struct Walk<B: Bits> {
     /// Per square: the squares it reaches in one step, then in one or more.
@@ -104,10 +100,6 @@ impl<B: Bits> Walk<B> {
         if (open & !self.closure(s.targets(p))).any() {
             return false;
         }
-        let mode = WALK_MODE.with(|m| *m);
-        if mode == 0 {
-            return true;
-        }
         // Per cell: it returns to its square unless it is the last one there; and what
         // all of a square's cells reach.
         let mut it = open;
@@ -127,9 +119,6 @@ impl<B: Bits> Walk<B> {
                 let t = a.pop_lsb();
                 self.into[t] = self.into[t].with(sq);
             }
-        }
-        if mode == 1 {
-            return true;
         }
         // Two cells of different squares: one reaches the other. A cell of `sq` that
         // does not reach square `t` needs every cell of `t` to reach `sq`.
