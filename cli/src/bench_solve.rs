@@ -53,7 +53,6 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
         for seed in 1..=args.boards {
             eprint!("\r{} seed {seed}/{}   ", level.name, args.boards);
             let g = SoloGame::dealt(forge.clone(), li, seed);
-            let t = Instant::now();
             let decision = match args.board_nodes {
                 Some(n) => Limits { nodes: Some(n), time: None },
                 None => Limits { nodes: None, time: Some(limit) },
@@ -61,7 +60,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
             let s = solo::solve_in(&g, decision, Limits { nodes: Some(best_nodes), time: None });
             node_counts.push(s.decision_nodes);
             let secs = s.decision_elapsed.as_secs_f64();
-            let _ = t;
+            let greedy = solo::greedy(&g).1;
             match s.verdict {
                 Verdict::Forged => forged += 1,
                 Verdict::Impossible => impossible += 1,
@@ -71,7 +70,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
                 slowest = (secs, seed);
             }
             times.push(secs * 1000.0);
-            greedy_sum += solo::greedy(&g).1.0;
+            greedy_sum += greedy.0;
             best_sum += s.best_score.0;
             if args.verbose {
                 eprintln!(
@@ -82,7 +81,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
                     s.decision_nodes,
                     s.best_score,
                     s.nodes,
-                    solo::greedy(&g).1
+                    greedy
                 );
             }
         }
@@ -105,8 +104,12 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
             best_mean,
             if greedy_mean > 0.0 { best_mean / greedy_mean } else { 0.0 }
         );
+        if node_counts.is_empty() {
+            continue;
+        }
         node_counts.sort_unstable();
-        let nodes_at = |q: f64| node_counts[((node_counts.len() as f64 * q).ceil() as usize).clamp(1, node_counts.len()) - 1];
+        let nodes_at =
+            |q: f64| node_counts[((node_counts.len() as f64 * q).ceil() as usize).clamp(1, node_counts.len()) - 1];
         println!(
             "{:<11} decision nodes: median {}, p95 {}, max {}; slowest board: seed {} ({:.1} ms)",
             "",
@@ -115,6 +118,24 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
             node_counts.last().copied().unwrap_or(0),
             slowest.1,
             slowest.0 * 1000.0
+        );
+        // What `varia play` waits for: a forgeable board of the same seeds, dealt within
+        // `[generation] solver_nodes` per drawn board.
+        let mut deals = Vec::new();
+        for seed in 1..=args.boards {
+            eprint!("\r{} dealing seed {seed}/{}   ", level.name, args.boards);
+            let t = Instant::now();
+            solo::deal(&forge, li, seed, false)?;
+            deals.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        eprint!("\r                                   \r");
+        deals.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "{:<11} dealing a forgeable board: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            "",
+            percentile(&deals, 0.5),
+            percentile(&deals, 0.95),
+            deals.last().copied().unwrap_or(0.0)
         );
     }
     Ok(())

@@ -187,9 +187,7 @@ impl Scorer {
         left: u32,
         layers_left: u32,
     ) -> i64 {
-        let c = |k: usize| {
-            count[k] - (minus == Some(k)) as u32 + plus.filter(|&(x, _)| x == k).map_or(0, |(_, e)| e)
-        };
+        let c = |k: usize| count[k] - (minus == Some(k)) as u32 + plus.filter(|&(x, _)| x == k).map_or(0, |(_, e)| e);
         let total = left;
         let mut up = 0i64;
         if self.chain_monotone {

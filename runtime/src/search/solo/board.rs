@@ -262,7 +262,11 @@ impl<B: Bits> State<B> {
             self.wild = None;
         }
         let h = self.hits[sq];
-        self.hits_key = if keys.exact { self.hits_key + keys.hit(p.layers, sq, h) } else { self.hits_key ^ keys.hit(p.layers, sq, h) };
+        self.hits_key = if keys.exact {
+            self.hits_key + keys.hit(p.layers, sq, h)
+        } else {
+            self.hits_key ^ keys.hit(p.layers, sq, h)
+        };
         self.hits[sq] = h + 1;
         self.at[h as usize] = self.at[h as usize].without(sq);
         self.at[h as usize + 1] = self.at[h as usize + 1].with(sq);
@@ -290,7 +294,11 @@ impl<B: Bits> State<B> {
         let sq = u.sq as usize;
         let h = self.hits[sq] - 1;
         self.hits[sq] = h;
-        self.hits_key = if keys.exact { self.hits_key - keys.hit(p.layers, sq, h) } else { self.hits_key ^ keys.hit(p.layers, sq, h) };
+        self.hits_key = if keys.exact {
+            self.hits_key - keys.hit(p.layers, sq, h)
+        } else {
+            self.hits_key ^ keys.hit(p.layers, sq, h)
+        };
         self.at[h as usize + 1] = self.at[h as usize + 1].without(sq);
         self.at[h as usize] = self.at[h as usize].with(sq);
         self.unfinished = self.unfinished.with(sq);

@@ -13,10 +13,10 @@
 //! The first run that finds a route, or refutes the whole tree within its allowance,
 //! decides; a node limit makes it all deterministic.
 
+use super::Budget;
 use super::board::{Keys, Problem, State};
 use super::prune::{Matching, Scratch, ways_in};
 use super::walk::Walk;
-use super::Budget;
 use crate::bits::Bits;
 use crate::rng::Rng;
 

@@ -237,6 +237,8 @@ fn run<B: Bits>(game: &SoloGame, limits: Limits, then: Then) -> Solution {
 pub enum DealError {
     #[error("no board that can be forged was found for seed {seed} in {attempts} draws")]
     NoForgeable { seed: u64, attempts: u32 },
+    #[error("there is no level {level} (the variant has {levels})")]
+    NoLevel { level: usize, levels: usize },
 }
 
 /// Deals the board of `seed` at `level`: with `raw` (or `guarantee_forgeable = false`)
@@ -245,7 +247,9 @@ pub enum DealError {
 /// `[generation] solver_nodes` (an undecided board counts as not forgeable).
 pub fn deal(forge: &Arc<Forge>, level: usize, seed: u64, raw: bool) -> Result<SoloGame, DealError> {
     let rules = forge.rules();
-    let lv = &rules.levels[level];
+    let Some(lv) = rules.levels.get(level) else {
+        return Err(DealError::NoLevel { level, levels: rules.levels.len() });
+    };
     let mut rng = Rng::new(seed);
     let dealing = rules.generation;
     let check = !raw && dealing.guarantee_forgeable;

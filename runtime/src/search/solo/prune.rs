@@ -95,7 +95,14 @@ pub(super) struct Scratch {
 
 impl Scratch {
     pub fn new() -> Scratch {
-        Scratch { queue: Vec::new(), via: Vec::new(), origin: Vec::new(), seen: Vec::new(), stamp: 0, enter: Vec::new() }
+        Scratch {
+            queue: Vec::new(),
+            via: Vec::new(),
+            origin: Vec::new(),
+            seen: Vec::new(),
+            stamp: 0,
+            enter: Vec::new(),
+        }
     }
 
     fn reset(&mut self, owners: usize, rights: usize) {
@@ -259,8 +266,8 @@ impl Matching {
         }
         let lay = layout(p);
         loop {
-            let short = (0..p.n).any(|r| (self.load[r] as usize) < lay.layers - s.hits[r] as usize)
-                || self.load[lay.end] == 0;
+            let short =
+                (0..p.n).any(|r| (self.load[r] as usize) < lay.layers - s.hits[r] as usize) || self.load[lay.end] == 0;
             if !short {
                 return true;
             }
@@ -320,9 +327,7 @@ impl Matching {
                     let h = self.holder[j];
                     if h == FREE {
                         sc.mark(jid, Origin::Cell(x as u16));
-                    } else if sc.seen[h as usize] != sc.stamp
-                        && joker_reach(p, s, j, x).has(self.out[jid] as usize)
-                    {
+                    } else if sc.seen[h as usize] != sc.stamp && joker_reach(p, s, j, x).has(self.out[jid] as usize) {
                         sc.enter[j] = x as u16;
                         sc.mark(h as usize, Origin::Joker(j as u16));
                     }
