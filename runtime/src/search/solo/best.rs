@@ -60,6 +60,9 @@ pub fn greedy(game: &SoloGame) -> (Vec<Square>, Tenths) {
     (route, g.score().points())
 }
 
+/// A sequence bonus, its points, and per kind how often it occurs in it.
+type Sequence = (crate::scoring::SequenceBonus, i64, Vec<(KindId, u32)>);
+
 /// The score rules compiled for the search.
 struct Scorer {
     chain: Vec<i64>,
@@ -70,7 +73,7 @@ struct Scorer {
     /// Per run: its kinds (bit per kind), every, points.
     runs: Vec<(u32, u32, i64)>,
     /// Per sequence: its kinds, points, and per kind how often it occurs in it.
-    seqs: Vec<(crate::scoring::SequenceBonus, i64, Vec<(KindId, u32)>)>,
+    seqs: Vec<Sequence>,
     layer: i64,
 }
 

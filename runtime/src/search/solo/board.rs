@@ -168,7 +168,7 @@ impl Keys {
         let mut zobrist = Vec::new();
         if !exact {
             // A fixed generator: keys are in-process only, but searches stay repeatable.
-            let mut r = crate::rng::Rng::new(0x5eed_0f_f0e6e);
+            let mut r = crate::rng::Rng::new(0x05ee_d0ff_0e6e);
             zobrist = (0..(n * (layers as usize + 1) + 3 * 257))
                 .map(|_| (r.next_u64() as u128) << 64 | r.next_u64() as u128)
                 .collect();
