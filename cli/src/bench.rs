@@ -22,7 +22,8 @@ use crate::Fail;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: perft, hooks, load, ai, selfplay, memory, realm (several allowed; default perft).
+    /// What to measure: perft, hooks, load, ai, selfplay, memory, realm, solve (several
+    /// allowed; default perft).
     suites: Vec<String>,
     /// Runs per case; the median is reported.
     #[arg(long, default_value_t = 3)]
@@ -36,9 +37,29 @@ pub struct BenchArgs {
     /// Another varia binary to run the same perft (and memory) cases with, side by side.
     #[arg(long, value_name = "VARIA")]
     baseline: Option<String>,
-    /// Only perft cases whose label contains this text.
+    /// Only perft cases whose label contains this text (`solve`: only levels whose name
+    /// contains it).
     #[arg(long)]
-    only: Option<String>,
+    pub only: Option<String>,
+    /// `solve`: the solo variant.
+    #[arg(long, default_value = "chessic")]
+    pub solo_variant: String,
+    /// `solve`: boards per level (seeds 1..N).
+    #[arg(long, default_value_t = 100)]
+    pub boards: u64,
+    /// `solve`: the decision's time limit per board, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub board_time: f64,
+    /// `solve`: a node limit per board for the decision instead of the time limit
+    /// (machine-independent verdicts).
+    #[arg(long)]
+    pub board_nodes: Option<u64>,
+    /// `solve`: the best-score search's allowance per board, in nodes.
+    #[arg(long, default_value_t = 100_000)]
+    pub best_nodes: u64,
+    /// `solve`: a line per board.
+    #[arg(long)]
+    pub verbose: bool,
     /// realm: validate and order on one thread only.
     #[arg(long)]
     single_thread: bool,
@@ -139,9 +160,10 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "selfplay" => selfplay(&args)?,
             "memory" => memory::memory(&args)?,
             "realm" => crate::bench_realm::run(args.runs, args.quick, !args.single_thread)?,
+            "solve" => crate::bench_solve::run(&args)?,
             other => {
                 return Err(Fail(format!(
-                    "unknown suite `{other}`; expected perft, hooks, load, ai, selfplay, memory or realm"
+                    "unknown suite `{other}`; expected perft, hooks, load, ai, selfplay, memory, realm or solve"
                 )));
             }
         }

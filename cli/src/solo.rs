@@ -182,9 +182,10 @@ pub fn run_solve(a: SolveArgs) -> Result<(), Fail> {
         let out = serde_json::json!({
             "verdict": s.verdict.name(),
             "route": names(&s.route),
-            "best": {"route": names(&s.best), "score": s.best_score.0},
+            "best": {"route": names(&s.best), "score": s.best_score.0, "proved": s.best_proved},
             "nodes": s.nodes,
             "ms": s.elapsed.as_millis() as u64,
+            "decision": {"nodes": s.decision_nodes, "ms": s.decision_elapsed.as_millis() as u64},
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -193,7 +194,14 @@ pub fn run_solve(a: SolveArgs) -> Result<(), Fail> {
             println!("route: {}", names(&s.route).join(" "));
         }
         println!("best: {} points: {}", s.best_score, names(&s.best).join(" "));
-        eprintln!("{} positions in {} ms", s.nodes, s.elapsed.as_millis());
+        eprintln!(
+            "{} positions in {} ms (the verdict after {} positions, {} ms; the best score {})",
+            s.nodes,
+            s.elapsed.as_millis(),
+            s.decision_nodes,
+            s.decision_elapsed.as_millis(),
+            if s.best_proved { "proved the most there is" } else { "the most found within the limit" }
+        );
     }
     Ok(())
 }

@@ -111,6 +111,6 @@ fn bench_knows_the_ai_suite() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "error: unknown suite `nothing`; expected perft, hooks, load, ai, selfplay, memory or realm\n"
+        "error: unknown suite `nothing`; expected perft, hooks, load, ai, selfplay, memory, realm or solve\n"
     );
 }

@@ -127,4 +127,7 @@ fn solve_reports_a_verdict_and_a_route() {
     assert_eq!(s["verdict"], "impossible");
     assert_eq!(s["route"], serde_json::json!([]));
     assert_eq!(s["best"]["score"], 10);
+    // Four routes of one strike each: the score search saw them all.
+    assert_eq!(s["best"]["proved"], true);
+    assert_eq!(s["decision"]["nodes"], 0, "refuted before any search");
 }

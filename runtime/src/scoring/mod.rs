@@ -79,7 +79,7 @@ impl SequenceBonus {
     }
 
     /// The progress after a strike on `kind` with `progress` matched so far.
-    fn step(&self, mut progress: usize, kind: KindId) -> usize {
+    pub(crate) fn step(&self, mut progress: usize, kind: KindId) -> usize {
         while progress > 0 && self.kinds[progress] != kind {
             progress = self.fallback[progress - 1];
         }

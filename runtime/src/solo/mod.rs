@@ -141,6 +141,12 @@ impl Forge {
         out
     }
 
+    /// Where `kind` reaches from `from` before cleared squares are taken out (the
+    /// solver compiles its own square sets from it).
+    pub(crate) fn reach(&self, kind: KindId, from: Square) -> &Reach {
+        &self.reach[kind.index()][from.index()]
+    }
+
     /// The level named `name` (any case), by index.
     pub fn level(&self, name: &str) -> Result<usize, SoloError> {
         let rules = self.rules();
