@@ -34,11 +34,11 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
     let mut out = Vec::new();
     let mut dests: Vec<Pos> = Vec::new();
     let safe_after = |occ: &dyn Fn(Pos) -> Cell, from: Option<Pos>, to: Pos, c: Cell| {
-        let mut o = Overlay { base: occ, changes: Vec::with_capacity(2) };
+        let mut o = Overlay::new(occ);
         if let Some(f) = from {
-            o.changes.push((f, Cell::EMPTY));
+            o.set(f, Cell::EMPTY);
         }
-        o.changes.push((to, c));
+        o.set(to, c);
         m.attacker(&|q| o.get(q), to, c).is_none()
     };
     // Royal pieces to place.
