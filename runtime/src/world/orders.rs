@@ -370,13 +370,13 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
         let w = cells.window_within(king.board(tile), 1);
         let start = |p: Pos| w.get(p);
         let kc = cells.get(king);
-        if m.attacker(&start, king, kc).is_none() {
+        if !m.attacked(&start, king, kc) {
             continue;
         }
         // Rescued if, after all accepted orders, the piece (where it then is) is safe.
         let now = plan.moves.iter().find(|mv| mv.from == king).map_or(king, |mv| mv.to);
         let o = overlay(&start, plan, player, None, royal);
-        if m.attacker(&|p| o.get(p), now, kc).is_none() || !m.rules.forced_flee {
+        if !m.attacked(&|p| o.get(p), now, kc) || !m.rules.forced_flee {
             continue;
         }
         let b = king.board(tile);
@@ -411,13 +411,13 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
                 return false;
             }
             let t = cells.get(to);
-            if !t.is_empty() && !m.is_royal(t.kind()) && m.guard(&start, to, t).is_some() {
+            if !t.is_empty() && !m.is_royal(t.kind()) && m.guarded(&start, to, t) {
                 return false;
             }
             let mut after = o.fork();
             after.set(king, Cell::EMPTY);
             after.set(to, kc);
-            m.attacker(&|p| after.get(p), to, kc).is_none()
+            !m.attacked(&|p| after.get(p), to, kc)
         });
         let Some((to, reach)) = flee else { continue };
         if let Some(i) = replaced {
@@ -479,7 +479,7 @@ fn place(m: &Movement, realm: &Realm, player: u32, plan: &mut PlayerPlan) {
         let safe = free.iter().copied().find(|&s| {
             let mut after = o.fork();
             after.set(s, kc);
-            m.attacker(&|q| after.get(q), s, kc).is_none()
+            !m.attacked(&|q| after.get(q), s, kc)
         });
         if let Some(to) = safe.or(free.first().copied()) {
             plan.placements.push((board, to, true));
