@@ -329,4 +329,34 @@ mod tests {
         assert_eq!(all, vec![(Pos::new(-3, -12), Cell::piece(0, KindId(1)))]);
         assert_eq!(w.owner(BoardId { bx: 9, by: 9 }), NOBODY);
     }
+
+    #[test]
+    fn boards_on_both_sides_of_chunk_edges_are_kept_apart() {
+        // Chunks are 16×16 boards: -17 and -16 are in chunks -2 and -1, 15 and 16 in 0
+        // and 1; each board must come back with its own piece and owner.
+        let mut w = Cells::new((5, 5));
+        let boards = [(-17, -1), (-16, 0), (-1, -1), (0, 0), (15, 15), (16, 16), (16, -17)];
+        for (i, &(bx, by)) in boards.iter().enumerate() {
+            let b = BoardId { bx, by };
+            w.set_owner(b, i as u32);
+            let c = b.corner((5, 5)).unwrap();
+            w.set(Pos::new(c.x + 1, c.y + 2), Cell::piece(i as u32, KindId(1)));
+        }
+        assert_eq!(w.boards().len(), boards.len());
+        for (i, &(bx, by)) in boards.iter().enumerate() {
+            let b = BoardId { bx, by };
+            assert_eq!(w.find(b), Some(i), "board {b}");
+            assert_eq!(w.owner(b), i as u32);
+            let c = b.corner((5, 5)).unwrap();
+            assert_eq!(w.get(Pos::new(c.x + 1, c.y + 2)), Cell::piece(i as u32, KindId(1)));
+            assert!(w.get(Pos::new(c.x, c.y)).is_empty());
+        }
+        for (bx, by) in [(-18, -1), (-17, 0), (1, 0), (14, 15), (16, 15), (-16, -1)] {
+            assert_eq!(w.find(BoardId { bx, by }), None, "board [{bx}, {by}] was never written");
+        }
+        // Windows read through the same index.
+        let win = w.window(BoardId { bx: 15, by: 15 });
+        assert_eq!(win.get(Pos::new(81, 82)), Cell::piece(5, KindId(1)));
+        assert_eq!(win.get(Pos::new(76, 77)), Cell::piece(4, KindId(1)));
+    }
 }
