@@ -8,7 +8,7 @@ use varia::Variant;
 use varia::world::generate::generate;
 use varia::world::json::StateJson;
 use varia::world::moves::Movement;
-use varia::world::{Realm, RealmError, round};
+use varia::world::{Pos, Realm, RealmError, round};
 
 fn caissan() -> std::sync::Arc<Variant> {
     Variant::load("caissan").expect("caissan loads")
@@ -143,4 +143,75 @@ fn world_tables_are_checked() {
         err("moves = [{ slide = \"all\" }]", "moves = [{ farthest = \"all\" }]").contains("not supported in a world")
     );
     assert!(err("model = \"simultaneous\"", "model = \"alternate\"").contains("needs turns.model"));
+}
+
+#[test]
+fn quick_attack_and_guard_answers_agree_with_the_full_search() {
+    let v = caissan();
+    let rules = v.world.as_deref().unwrap();
+    let m = Movement::new(&v, rules);
+    // By hand first: b's rook on [0, 4] sees a's king on [0, 0] down an empty file, and
+    // a's bishop on [3, 0] is guarded by a's knight on [1, 1] (a leap of (2, -1)).
+    let state: StateJson = serde_json::from_str(
+        r#"{"players":["a","b"],"boards":[{"board":[0,0],"owner":"a"}],
+            "pieces":[{"x":0,"y":0,"owner":"a","kind":"K"},{"x":0,"y":4,"owner":"b","kind":"R"},
+                      {"x":3,"y":0,"owner":"a","kind":"B"},{"x":1,"y":1,"owner":"a","kind":"N"}]}"#,
+    )
+    .unwrap();
+    let mut realm = Realm::from_json(&v, &state).unwrap();
+    let k = realm.cells.get(Pos::new(0, 0));
+    let bishop = realm.cells.get(Pos::new(3, 0));
+    {
+        let occ = |p: Pos| realm.cells.get(p);
+        assert_eq!(m.attacker(&occ, Pos::new(0, 0), k), Some(Pos::new(0, 4)));
+        assert!(m.attacked(&occ, Pos::new(0, 0), k));
+        assert_eq!(m.guard(&occ, Pos::new(3, 0), bishop), Some(Pos::new(1, 1)));
+        assert!(m.guarded(&occ, Pos::new(3, 0), bishop));
+        // The knight is guarded by nobody (the king never guards).
+        let n = realm.cells.get(Pos::new(1, 1));
+        assert!(!m.guarded(&occ, Pos::new(1, 1), n) && m.guard(&occ, Pos::new(1, 1), n).is_none());
+    }
+    // A piece of a's on [0, 2] blocks the file: the king is no longer attacked.
+    realm.cells.set(Pos::new(0, 2), bishop);
+    let occ = |p: Pos| realm.cells.get(p);
+    assert_eq!(m.attacker(&occ, Pos::new(0, 0), k), None);
+    assert!(!m.attacked(&occ, Pos::new(0, 0), k));
+    // Over a generated world, every piece gets the same answer both ways.
+    let realm = generate(rules, 600, 120, 13);
+    let occ = |p: Pos| realm.cells.get(p);
+    let (mut attacked, mut guarded) = (0, 0);
+    for (p, c) in realm.cells.pieces() {
+        let a = m.attacker(&occ, p, c).is_some();
+        let g = m.guard(&occ, p, c).is_some();
+        assert_eq!(m.attacked(&occ, p, c), a, "attacked {p}");
+        assert_eq!(m.guarded(&occ, p, c), g, "guarded {p}");
+        attacked += a as usize;
+        guarded += g as usize;
+    }
+    assert!(attacked > 100 && guarded > 100, "{attacked} attacked, {guarded} guarded: too few to compare");
+}
+
+#[test]
+fn an_overlay_reads_its_changes_and_the_base_elsewhere() {
+    use varia::world::cells::Cell;
+    use varia::world::orders::Overlay;
+    let base = |p: Pos| if p == Pos::new(1, 1) { Cell::piece(0, varia::piece::KindId(2)) } else { Cell::EMPTY };
+    let mut o = Overlay::new(&base);
+    assert_eq!(o.get(Pos::new(1, 1)), base(Pos::new(1, 1)));
+    o.set(Pos::new(1, 1), Cell::EMPTY);
+    o.set(Pos::new(-7, 300), Cell::piece(3, varia::piece::KindId(1)));
+    assert!(o.get(Pos::new(1, 1)).is_empty());
+    assert_eq!(o.get(Pos::new(-7, 300)), Cell::piece(3, varia::piece::KindId(1)));
+    let mut f = o.fork();
+    f.set(Pos::new(-7, 300), Cell::piece(4, varia::piece::KindId(1)));
+    assert_eq!(f.get(Pos::new(-7, 300)).owner(), 4, "the later change wins");
+    assert_eq!(o.get(Pos::new(-7, 300)).owner(), 3, "the fork leaves the original alone");
+    // Every other square of a wide area reads the base.
+    for x in -40..40 {
+        for y in -40..40 {
+            if (x, y) != (1, 1) {
+                assert!(f.get(Pos::new(x, y)).is_empty(), "[{x}, {y}]");
+            }
+        }
+    }
 }

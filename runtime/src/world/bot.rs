@@ -34,12 +34,12 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
     let mut out = Vec::new();
     let mut dests: Vec<Pos> = Vec::new();
     let safe_after = |occ: &dyn Fn(Pos) -> Cell, from: Option<Pos>, to: Pos, c: Cell| {
-        let mut o = Overlay { base: occ, changes: Vec::with_capacity(2) };
+        let mut o = Overlay::new(occ);
         if let Some(f) = from {
-            o.changes.push((f, Cell::EMPTY));
+            o.set(f, Cell::EMPTY);
         }
-        o.changes.push((to, c));
-        m.attacker(&|q| o.get(q), to, c).is_none()
+        o.set(to, c);
+        !m.attacked(&|q| o.get(q), to, c)
     };
     // Royal pieces to place.
     let royal = (0..m.v.kinds.len()).map(|k| KindId(k as u8)).find(|&k| m.is_royal(k));
@@ -115,7 +115,7 @@ fn board_order(
         targets.sort_by_key(|&(p, _)| p);
         for &(t, _) in targets.iter() {
             let tc = cells.get(t);
-            let guarded = !tc.is_empty() && !m.is_royal(tc.kind()) && m.guard(&occ, t, tc).is_some();
+            let guarded = !tc.is_empty() && !m.is_royal(tc.kind()) && m.guarded(&occ, t, tc);
             if free_dest(t, dests) && !guarded && safe_after(Some(k), t, kc) {
                 return Some(Order::Move { from: k, to: t });
             }
@@ -127,7 +127,7 @@ fn board_order(
             let c = cells.get(p);
             let a = cells.get(att);
             if m.reaches(&occ, p, c, att, Some(a), super::moves::Block::Owner(player)).is_some()
-                && (m.is_royal(a.kind()) || m.guard(&occ, att, a).is_none())
+                && (m.is_royal(a.kind()) || !m.guarded(&occ, att, a))
                 && free_dest(att, dests)
             {
                 return Some(Order::Move { from: p, to: att });
@@ -155,14 +155,14 @@ fn board_order(
     caps.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
     for &(_, _, from, to) in &caps {
         let tc = cells.get(to);
-        if m.is_royal(tc.kind()) || m.guard(&occ, to, tc).is_none() {
+        if m.is_royal(tc.kind()) || !m.guarded(&occ, to, tc) {
             return Some(Order::Move { from, to });
         }
     }
     // An own piece hanging (attacked, unguarded): move it somewhere safe.
     for &p in here {
         let c = cells.get(p);
-        if m.is_royal(c.kind()) || m.attacker(&occ, p, c).is_none() || m.guard(&occ, p, c).is_some() {
+        if m.is_royal(c.kind()) || !m.attacked(&occ, p, c) || m.guarded(&occ, p, c) {
             continue;
         }
         let mine: Vec<Pos> = all.iter().filter(|&&(f, _)| f == p).map(|&(_, t)| t).collect();

@@ -1,5 +1,7 @@
 //! Sparse storage of a world: only boards that hold something (or have an owner) exist,
-//! each a small array of cells, found through a hash map keyed by board. A cell packs
+//! each a small array of cells, found through a grid of chunks of 16×16 boards (a hash
+//! map of chunks, each a dense table of board slots: neighbouring boards share a chunk,
+//! so the lookups of movement stay in cache). A cell packs
 //! its piece into one `u64`: owner, kind, and the index of the order moving it during a
 //! resolution (so a piece removed mid-round cancels its own move).
 
@@ -40,6 +42,18 @@ impl Hasher for FxHasher {
 }
 
 pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Boards per side of a chunk of the board index (a power of two).
+const CHUNK_BITS: u32 = 4;
+const CHUNK_AREA: usize = 1 << (2 * CHUNK_BITS);
+const CHUNK_MASK: i32 = (1 << CHUNK_BITS) - 1;
+
+#[inline]
+fn chunk_of(b: BoardId) -> ((i32, i32), usize) {
+    // Arithmetic shifts floor, so negative boards fall in their own chunks.
+    let c = (b.bx >> CHUNK_BITS, b.by >> CHUNK_BITS);
+    (c, (((b.by & CHUNK_MASK) << CHUNK_BITS) | (b.bx & CHUNK_MASK)) as usize)
+}
 
 /// Who owns nothing: a board without an owner.
 pub const NOBODY: u32 = u32::MAX;
@@ -90,7 +104,10 @@ impl Cell {
 pub struct Cells {
     tile: (i32, i32),
     area: usize,
-    index: FxMap<BoardId, u32>,
+    /// Chunk (board coordinates divided by [`CHUNK`]) → its table in `slots`.
+    chunks: FxMap<(i32, i32), u32>,
+    /// Per chunk, the slot of each of its boards (`u32::MAX`: none), row by row.
+    slots: Vec<[u32; CHUNK_AREA]>,
     /// Per board, in creation order.
     boards: Vec<BoardId>,
     pub(crate) owners: Vec<u32>,
@@ -105,7 +122,8 @@ impl Cells {
         Cells {
             tile,
             area: (tile.0 * tile.1) as usize,
-            index: FxMap::default(),
+            chunks: FxMap::default(),
+            slots: Vec::new(),
             boards: Vec::new(),
             owners: Vec::new(),
             cells: Vec::new(),
@@ -116,7 +134,8 @@ impl Cells {
 
     /// Room for this many boards.
     pub fn reserve(&mut self, boards: usize) {
-        self.index.reserve(boards);
+        self.chunks.reserve(boards / CHUNK_AREA + 1);
+        self.slots.reserve(boards / CHUNK_AREA + 1);
         self.boards.reserve(boards);
         self.owners.reserve(boards);
         self.cells.reserve(boards * self.area);
@@ -128,8 +147,7 @@ impl Cells {
 
     #[inline]
     fn slot(&self, p: Pos) -> Option<usize> {
-        let b = p.board(self.tile);
-        let t = *self.index.get(&b)? as usize;
+        let t = self.find(p.board(self.tile))?;
         let (lx, ly) = p.local(self.tile);
         Some(t * self.area + (ly * self.tile.0 + lx) as usize)
     }
@@ -141,11 +159,17 @@ impl Cells {
 
     /// The board's index, creating it (empty, without owner) if needed.
     pub fn board_index(&mut self, b: BoardId) -> usize {
-        if let Some(&t) = self.index.get(&b) {
-            return t as usize;
+        if let Some(t) = self.find(b) {
+            return t;
         }
         let t = self.boards.len();
-        self.index.insert(b, t as u32);
+        let (c, i) = chunk_of(b);
+        let n = self.slots.len() as u32;
+        let k = *self.chunks.entry(c).or_insert(n) as usize;
+        if k == self.slots.len() {
+            self.slots.push([u32::MAX; CHUNK_AREA]);
+        }
+        self.slots[k][i] = t as u32;
         self.boards.push(b);
         self.owners.push(NOBODY);
         self.cells.resize(self.cells.len() + self.area, Cell::EMPTY);
@@ -166,7 +190,7 @@ impl Cells {
     }
 
     pub fn owner(&self, b: BoardId) -> u32 {
-        self.index.get(&b).map_or(NOBODY, |&t| self.owners[t as usize])
+        self.find(b).map_or(NOBODY, |t| self.owners[t])
     }
 
     pub fn set_owner(&mut self, b: BoardId, owner: u32) {
@@ -223,8 +247,12 @@ impl Cells {
     }
 
     /// The index of an existing board.
+    #[inline]
     pub fn find(&self, b: BoardId) -> Option<usize> {
-        self.index.get(&b).map(|&t| t as usize)
+        let (c, i) = chunk_of(b);
+        let k = *self.chunks.get(&c)?;
+        let t = self.slots[k as usize][i];
+        (t != u32::MAX).then_some(t as usize)
     }
 
     /// Every piece, with its square, in storage order (not sorted).
@@ -300,5 +328,35 @@ mod tests {
         let all: Vec<_> = w.pieces().collect();
         assert_eq!(all, vec![(Pos::new(-3, -12), Cell::piece(0, KindId(1)))]);
         assert_eq!(w.owner(BoardId { bx: 9, by: 9 }), NOBODY);
+    }
+
+    #[test]
+    fn boards_on_both_sides_of_chunk_edges_are_kept_apart() {
+        // Chunks are 16×16 boards: -17 and -16 are in chunks -2 and -1, 15 and 16 in 0
+        // and 1; each board must come back with its own piece and owner.
+        let mut w = Cells::new((5, 5));
+        let boards = [(-17, -1), (-16, 0), (-1, -1), (0, 0), (15, 15), (16, 16), (16, -17)];
+        for (i, &(bx, by)) in boards.iter().enumerate() {
+            let b = BoardId { bx, by };
+            w.set_owner(b, i as u32);
+            let c = b.corner((5, 5)).unwrap();
+            w.set(Pos::new(c.x + 1, c.y + 2), Cell::piece(i as u32, KindId(1)));
+        }
+        assert_eq!(w.boards().len(), boards.len());
+        for (i, &(bx, by)) in boards.iter().enumerate() {
+            let b = BoardId { bx, by };
+            assert_eq!(w.find(b), Some(i), "board {b}");
+            assert_eq!(w.owner(b), i as u32);
+            let c = b.corner((5, 5)).unwrap();
+            assert_eq!(w.get(Pos::new(c.x + 1, c.y + 2)), Cell::piece(i as u32, KindId(1)));
+            assert!(w.get(Pos::new(c.x, c.y)).is_empty());
+        }
+        for (bx, by) in [(-18, -1), (-17, 0), (1, 0), (14, 15), (16, 15), (-16, -1)] {
+            assert_eq!(w.find(BoardId { bx, by }), None, "board [{bx}, {by}] was never written");
+        }
+        // Windows read through the same index.
+        let win = w.window(BoardId { bx: 15, by: 15 });
+        assert_eq!(win.get(Pos::new(81, 82)), Cell::piece(5, KindId(1)));
+        assert_eq!(win.get(Pos::new(76, 77)), Cell::piece(4, KindId(1)));
     }
 }

@@ -389,6 +389,17 @@ impl<'v> Movement<'v> {
             {
                 found = Some(p);
             }
+            false
+        });
+        found
+    }
+
+    /// Whether [`Movement::attacker`] finds one (it stops at the first).
+    pub fn attacked(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, victim: Cell) -> bool {
+        let mut found = false;
+        self.scan(occ, sq, Block::All, |p, c| {
+            found = c.owner() != victim.owner() && self.reaches(occ, p, c, sq, Some(victim), Block::All).is_some();
+            found
         });
         found
     }
@@ -397,61 +408,87 @@ impl<'v> Movement<'v> {
     /// `sq` in one move were an enemy there, with only the owner's pieces blocking its line
     /// (the lowest (y, x) such guard).
     pub fn guard(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, piece: Cell) -> Option<Pos> {
-        let owner = piece.owner();
-        // A stand-in enemy on `sq`: the guard must be able to capture this kind there.
-        let enemy = Cell::piece(owner.wrapping_add(1), piece.kind());
         let mut found: Option<Pos> = None;
-        self.scan(occ, sq, Block::Owner(owner), |p, c| {
-            if c.owner() == owner
-                && !self.is_royal(c.kind())
-                && self.reaches(occ, p, c, sq, Some(enemy), Block::Owner(owner)).is_some()
-                && found.is_none_or(|f| p < f)
-            {
+        self.guards(occ, sq, piece, |p| {
+            if found.is_none_or(|f| p < f) {
                 found = Some(p);
             }
+            false
         });
         found
     }
 
+    /// Whether [`Movement::guard`] finds one (it stops at the first).
+    pub fn guarded(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, piece: Cell) -> bool {
+        let mut found = false;
+        self.guards(occ, sq, piece, |_| {
+            found = true;
+            true
+        });
+        found
+    }
+
+    /// Calls `f` with every guard of `piece` on `sq` until it returns true.
+    fn guards(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, piece: Cell, mut f: impl FnMut(Pos) -> bool) {
+        let owner = piece.owner();
+        // A stand-in enemy on `sq`: the guard must be able to capture this kind there.
+        let enemy = Cell::piece(owner.wrapping_add(1), piece.kind());
+        self.scan(occ, sq, Block::Owner(owner), |p, c| {
+            c.owner() == owner
+                && !self.is_royal(c.kind())
+                && self.reaches(occ, p, c, sq, Some(enemy), Block::Owner(owner)).is_some()
+                && f(p)
+        });
+    }
+
     /// Calls `f` with each piece that could reach `sq` by one leap, and with the first
     /// piece along each slide line back from `sq` that `block` stops at (for
-    /// `Block::Owner(o)`: the first of o's pieces; others are passed to `f` as met).
-    fn scan(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, block: Block, mut f: impl FnMut(Pos, Cell)) {
+    /// `Block::Owner(o)`: the first of o's pieces; others are passed to `f` as met),
+    /// until `f` returns true.
+    fn scan(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, block: Block, mut f: impl FnMut(Pos, Cell) -> bool) {
         let tile = self.tile();
         for &(vx, vy) in &self.leaps {
             if let Some(p) = sq.offset(-vx, -vy) {
                 let c = occ(p);
-                if !c.is_empty() {
-                    f(p, c);
+                if !c.is_empty() && f(p, c) {
+                    return;
                 }
             }
         }
+        // A line touches at most `limit` boards (its target's and the ones it may enter);
+        // one more ends it.
+        // A straight line never comes back to a board it left (boards are rectangles), so
+        // counting the changes of board counts the boards it touches.
         let limit = self.rules.max_other_boards as usize + 1;
-        let mut boards: Vec<BoardId> = Vec::with_capacity(limit + 1);
         for &((vx, vy), range) in &self.slides {
-            boards.clear();
-            boards.push(sq.board(tile));
+            let mut board = sq.board(tile);
+            let mut n_boards = 1;
             let max = if range == 0 { i32::MAX } else { range as i32 };
             let mut n = 1;
             while n <= max {
                 let Some(p) = sq.offset(-vx * n, -vy * n) else { break };
                 let b = p.board(tile);
-                if !boards.contains(&b) {
-                    boards.push(b);
-                    if boards.len() > limit {
+                if b != board {
+                    if n_boards >= limit {
                         break;
                     }
+                    board = b;
+                    n_boards += 1;
                 }
                 let c = occ(p);
                 if !c.is_empty() {
                     match block {
                         Block::All => {
-                            f(p, c);
+                            if f(p, c) {
+                                return;
+                            }
                             break;
                         }
                         Block::Owner(o) => {
                             if c.owner() == o {
-                                f(p, c);
+                                if f(p, c) {
+                                    return;
+                                }
                                 break;
                             }
                         }

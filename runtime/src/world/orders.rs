@@ -135,12 +135,39 @@ pub(crate) enum Slot {
 /// The start position with one player's accepted orders laid on it (a static look at
 /// the position after them, for rescues and safe squares).
 pub struct Overlay<'a> {
-    pub base: &'a dyn Fn(Pos) -> Cell,
-    pub changes: Vec<(Pos, Cell)>,
+    base: &'a dyn Fn(Pos) -> Cell,
+    changes: Vec<(Pos, Cell)>,
+    /// One bit per square hash of the squares changed: most reads (the scans of
+    /// attacks) miss every change, and this answers them without the list.
+    mask: u64,
 }
 
-impl Overlay<'_> {
+impl<'a> Overlay<'a> {
+    pub fn new(base: &'a dyn Fn(Pos) -> Cell) -> Overlay<'a> {
+        Overlay { base, changes: Vec::new(), mask: 0 }
+    }
+
+    /// The same changes, to lay more on.
+    pub fn fork(&self) -> Overlay<'a> {
+        Overlay { base: self.base, changes: self.changes.clone(), mask: self.mask }
+    }
+
+    #[inline]
+    fn bit(p: Pos) -> u64 {
+        1u64 << (((p.x as u32).wrapping_mul(0x9e37_79b9) ^ (p.y as u32).wrapping_mul(0x85eb_ca6b)) >> 26)
+    }
+
+    /// `p` holds `c` (a later change of the same square wins).
+    pub fn set(&mut self, p: Pos, c: Cell) {
+        self.mask |= Self::bit(p);
+        self.changes.push((p, c));
+    }
+
+    #[inline]
     pub fn get(&self, p: Pos) -> Cell {
+        if self.mask & Self::bit(p) == 0 {
+            return (self.base)(p);
+        }
         match self.changes.iter().rev().find(|(q, _)| *q == p) {
             Some(&(_, c)) => c,
             None => (self.base)(p),
@@ -310,23 +337,23 @@ fn overlay<'a>(
     skip_move: Option<usize>,
     royal: Option<KindId>,
 ) -> Overlay<'a> {
-    let mut o = Overlay { base, changes: Vec::new() };
+    let mut o = Overlay::new(base);
     for (i, mv) in plan.moves.iter().enumerate() {
         if Some(i) != skip_move {
-            o.changes.push((mv.from, Cell::EMPTY));
+            o.set(mv.from, Cell::EMPTY);
         }
     }
     for (i, mv) in plan.moves.iter().enumerate() {
         if Some(i) != skip_move {
-            o.changes.push((mv.to, mv.piece));
+            o.set(mv.to, mv.piece);
         }
     }
     for &(to, k) in &plan.drops {
-        o.changes.push((to, Cell::piece(player, k)));
+        o.set(to, Cell::piece(player, k));
     }
     if let Some(k) = royal {
         for &(_, to, _) in &plan.placements {
-            o.changes.push((to, Cell::piece(player, k)));
+            o.set(to, Cell::piece(player, k));
         }
     }
     o
@@ -343,13 +370,13 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
         let w = cells.window_within(king.board(tile), 1);
         let start = |p: Pos| w.get(p);
         let kc = cells.get(king);
-        if m.attacker(&start, king, kc).is_none() {
+        if !m.attacked(&start, king, kc) {
             continue;
         }
         // Rescued if, after all accepted orders, the piece (where it then is) is safe.
         let now = plan.moves.iter().find(|mv| mv.from == king).map_or(king, |mv| mv.to);
         let o = overlay(&start, plan, player, None, royal);
-        if m.attacker(&|p| o.get(p), now, kc).is_none() || !m.rules.forced_flee {
+        if !m.attacked(&|p| o.get(p), now, kc) || !m.rules.forced_flee {
             continue;
         }
         let b = king.board(tile);
@@ -365,7 +392,7 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
         let mut o = overlay(&start, plan, player, skip, royal);
         if let Some(j) = skip_drop {
             let to = plan.drops[j].0;
-            o.changes.push((to, cells.get(to)));
+            o.set(to, cells.get(to));
         }
         let dests: Vec<Pos> = plan
             .moves
@@ -384,13 +411,13 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
                 return false;
             }
             let t = cells.get(to);
-            if !t.is_empty() && !m.is_royal(t.kind()) && m.guard(&start, to, t).is_some() {
+            if !t.is_empty() && !m.is_royal(t.kind()) && m.guarded(&start, to, t) {
                 return false;
             }
-            let mut after = Overlay { base: &start, changes: o.changes.clone() };
-            after.changes.push((king, Cell::EMPTY));
-            after.changes.push((to, kc));
-            m.attacker(&|p| after.get(p), to, kc).is_none()
+            let mut after = o.fork();
+            after.set(king, Cell::EMPTY);
+            after.set(to, kc);
+            !m.attacked(&|p| after.get(p), to, kc)
         });
         let Some((to, reach)) = flee else { continue };
         if let Some(i) = replaced {
@@ -450,9 +477,9 @@ fn place(m: &Movement, realm: &Realm, player: u32, plan: &mut PlayerPlan) {
         let free: Vec<Pos> =
             board.squares(m.tile()).filter(|&s| cells.get(s).is_empty() && !dests.contains(&s)).collect();
         let safe = free.iter().copied().find(|&s| {
-            let mut after = Overlay { base: &start, changes: o.changes.clone() };
-            after.changes.push((s, kc));
-            m.attacker(&|q| after.get(q), s, kc).is_none()
+            let mut after = o.fork();
+            after.set(s, kc);
+            !m.attacked(&|q| after.get(q), s, kc)
         });
         if let Some(to) = safe.or(free.first().copied()) {
             plan.placements.push((board, to, true));

@@ -53,6 +53,8 @@ struct Mover {
 #[derive(Clone, Copy, Debug)]
 struct Entrant {
     mover: u32,
+    /// The mover's owner, kept here so sorting needs no lookup.
+    owner: u32,
     from: Option<Pos>,
     to: Pos,
     state: St,
@@ -212,7 +214,7 @@ impl<'a> Exec<'a> {
         if ents.is_empty() {
             return;
         }
-        ents.sort_by_key(|e| (e.to, self.movers[e.mover as usize].owner, e.mover));
+        ents.sort_unstable_by_key(|e| (e.to, e.owner, e.mover));
         for e in &ents {
             self.leaving[e.mover as usize] = e.from.is_some();
         }
@@ -530,10 +532,10 @@ impl<'a> Exec<'a> {
     fn enter(&self, id: u32) -> Entrant {
         let mv = &self.movers[id as usize];
         match mv.appear {
-            Some(_) => Entrant { mover: id, from: None, to: mv.target, state: St::Active },
+            Some(_) => Entrant { mover: id, owner: mv.owner, from: None, to: mv.target, state: St::Active },
             None => {
                 let to = if mv.slide { Pos::new(mv.cur.x + mv.dir.0, mv.cur.y + mv.dir.1) } else { mv.target };
-                Entrant { mover: id, from: Some(mv.cur), to, state: St::Active }
+                Entrant { mover: id, owner: mv.owner, from: Some(mv.cur), to, state: St::Active }
             }
         }
     }

@@ -96,7 +96,13 @@ pub fn validate_all(
 
 /// The resolution of validated plans.
 pub fn execute(m: &Movement, realm: &Realm, plans: Vec<PlayerPlan>, bots: Vec<bool>, gave: &[bool]) -> Resolution {
-    let mut exec = Exec::new(m, realm.clone());
+    execute_owned(m, realm.clone(), plans, bots, gave)
+}
+
+/// [`execute`] on a realm the caller gives up (a service that keeps its world in memory
+/// resolves it in place, without copying it first); the same result.
+pub fn execute_owned(m: &Movement, realm: Realm, plans: Vec<PlayerPlan>, bots: Vec<bool>, gave: &[bool]) -> Resolution {
+    let mut exec = Exec::new(m, realm);
     exec.run(&plans);
     exec.finish(gave);
     Resolution { realm: exec.realm, plans, bots, strangers: Vec::new(), events: exec.events }
