@@ -6,7 +6,7 @@
 //!   `math.random` and `math.randomseed` are removed (`game:random()` is the seeded
 //!   replacement). `print` writes a note into the action's events.
 //! - **Limits**: a memory limit for the state, an instruction budget per hook call
-//!   (library work in C counted too) and a wall-clock backstop (`[scripting]` in
+//!   (library work in C counted too) and a CPU-time backstop (`[scripting]` in
 //!   variant.toml), all holding while the scripts load as well. A runaway hook is
 //!   stopped with an error naming the script and the line it was on (see `Watch`).
 //! - **Errors name places**: chunks are named `@<path>`, so errors read
@@ -523,7 +523,7 @@ fn misspelt_hooks(lua: &Lua, builtins: &[String], scripts: &[Script]) -> Vec<Pro
 /// (they run in C, between two checks) count that work against the budget before they
 /// start (deterministic, like the count) and check the deadline; the pattern functions
 /// refuse a pattern whose worst case on its subject is too long for one call. The
-/// deadline (wall-clock, `time_limit_ms`, 0 for none) is the backstop for what nothing
+/// deadline (`time_limit_ms` of the thread's CPU time, 0 for none) is the backstop for what nothing
 /// counts, such as `..` on long strings.
 #[derive(Clone)]
 struct Watch {
@@ -536,6 +536,22 @@ struct Watch {
     /// A limit was reached in this call: `pcall` and `xpcall` pass the error on (a hook
     /// cannot catch its own stop and go on; Lua has no other way to catch an error).
     tripped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// The CPU time of the calling thread, in nanoseconds.
+#[cfg(unix)]
+fn thread_cpu_nanos() -> Option<u64> {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid, writable timespec; the call only writes into it.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    let secs = u64::try_from(t.tv_sec).ok()?;
+    let nanos = u64::try_from(t.tv_nsec).ok()?;
+    ok.then(|| secs.saturating_mul(1_000_000_000).saturating_add(nanos))
+}
+
+#[cfg(not(unix))]
+fn thread_cpu_nanos() -> Option<u64> {
+    None
 }
 
 /// The most steps a pattern function may need in the worst case (backtracking), about
@@ -557,8 +573,12 @@ impl Watch {
         }
     }
 
+    /// The time this thread has run, in nanoseconds after `epoch`: CPU time where the
+    /// system gives it (a hook's limit must not depend on how busy the machine is: a
+    /// thread waiting for a core is not a runaway), else wall time. A hook call starts
+    /// and is checked on one thread, so the two readings compare.
     fn now(&self) -> u64 {
-        self.epoch.elapsed().as_nanos() as u64
+        thread_cpu_nanos().unwrap_or_else(|| self.epoch.elapsed().as_nanos() as u64)
     }
 
     /// A new call: a full budget, and the deadline from now.
