@@ -49,7 +49,7 @@ pub(crate) trait Core: Send + Sync {
     /// A rule's command: puts a piece on an empty square.
     fn place(&mut self, sq: Square, piece: Piece);
     /// The computer player's search on this position alone (variants without hooks).
-    fn search(&self, job: &crate::search::Job<'_>) -> Option<crate::search::SearchResult>;
+    fn search(&self, job: &mut crate::search::Job<'_>) -> Option<crate::search::SearchResult>;
     /// The static evaluation for the side to move, in centipawns.
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32;
 }
@@ -143,7 +143,7 @@ impl<B: Bits> Core for CoreImpl<B> {
     fn place(&mut self, sq: Square, piece: Piece) {
         self.pos.drop_piece(self.v.tables(), sq.index(), piece)
     }
-    fn search(&self, job: &crate::search::Job<'_>) -> Option<crate::search::SearchResult> {
+    fn search(&self, job: &mut crate::search::Job<'_>) -> Option<crate::search::SearchResult> {
         crate::search::fast::search(&self.pos, &self.v, job)
     }
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32 {

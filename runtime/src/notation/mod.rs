@@ -8,6 +8,10 @@
 //! (check, mate) is accepted and ignored.
 
 pub mod fen;
+pub mod lan;
+pub mod names;
+pub mod pgn;
+pub mod san;
 
 use thiserror::Error;
 
