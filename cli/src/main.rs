@@ -7,8 +7,10 @@
 mod ai;
 mod bench;
 mod fixtures;
+mod matches;
 mod play;
 mod solo;
+mod uci_client;
 mod watch;
 
 use std::path::PathBuf;
@@ -117,8 +119,9 @@ enum Command {
     Play(play::PlayArgs),
     /// The computer player's action (last line of output: the action alone).
     Move(ai::MoveArgs),
-    /// Two levels of the computer player play a match with alternating colours.
-    Match(ai::MatchArgs),
+    /// A match with alternating colours between levels of the computer player or other
+    /// engines over UCI (`uci:COMMAND`): a line per game, scores, Elo, PGN.
+    Match(matches::MatchArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -317,6 +320,6 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Watch(args) => watch::run(args),
         Command::Play(args) => play::run(args),
         Command::Move(args) => ai::run_move(args),
-        Command::Match(args) => ai::run_match(args),
+        Command::Match(args) => matches::run_match(args),
     }
 }
