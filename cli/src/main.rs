@@ -6,12 +6,15 @@
 
 mod ai;
 mod bench;
+mod engine;
 mod fixtures;
 mod matches;
 mod play;
 mod solo;
+mod uci;
 mod uci_client;
 mod watch;
+mod xboard;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -122,6 +125,10 @@ enum Command {
     /// A match with alternating colours between levels of the computer player or other
     /// engines over UCI (`uci:COMMAND`): a line per game, scores, Elo, PGN.
     Match(matches::MatchArgs),
+    /// The engine over UCI, for every two-sided variant (for GUIs and tools).
+    Uci(uci::UciArgs),
+    /// The engine over the XBoard/CECP protocol, for every two-sided variant.
+    Xboard(xboard::XboardArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -140,7 +147,7 @@ fn main() -> ExitCode {
     // interactive commands, which write to helper programs (the clipboard) that may
     // close early: there a closed pipe is an error to report.
     #[cfg(unix)]
-    if !matches!(cli.command, Command::Play(_) | Command::Watch(_)) {
+    if !matches!(cli.command, Command::Play(_) | Command::Watch(_) | Command::Uci(_) | Command::Xboard(_)) {
         // SAFETY: restores the default action of SIGPIPE before any thread is started.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -321,5 +328,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Play(args) => play::run(args),
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => matches::run_match(args),
+        Command::Uci(args) => uci::run(args),
+        Command::Xboard(args) => xboard::run(args),
     }
 }

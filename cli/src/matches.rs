@@ -171,7 +171,13 @@ pub fn elo_report(w: u32, d: u32, l: u32) -> String {
     let hi = (p + 1.96 * sd).min(1.0 - 1e-6);
     let e = if p <= 0.0 || p >= 1.0 { if p <= 0.0 { f64::NEG_INFINITY } else { f64::INFINITY } } else { elo(p) };
     // (+ 0.0 turns a -0 into 0.)
-    format!("{:+.0} ± {:.0} (95%: {:+.0} to {:+.0})", e + 0.0, (elo(hi) - elo(lo)) / 2.0, elo(lo), elo(hi))
+    format!(
+        "{:+.0} ± {:.0} (95%: {:+.0} to {:+.0})",
+        e + 0.0,
+        (elo(hi) - elo(lo)) / 2.0 + 0.0,
+        elo(lo) + 0.0,
+        elo(hi) + 0.0
+    )
 }
 
 /// Today's date as PGN writes it (UTC), from the system clock (the harness's, not a

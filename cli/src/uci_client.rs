@@ -234,19 +234,23 @@ fn combo_values(line: &str) -> Vec<String> {
 pub fn find(game: &Game, text: &str) -> Result<Action, String> {
     let v = game.variant();
     let w = lan::parse(v, text).map_err(|e| e.to_string())?;
-    let mut found = game
+    let found: Vec<Action> = game
         .legal_actions()
         .into_iter()
         .filter(|a| a.from == w.from && a.to == w.to && a.promotion == w.promotion)
-        .filter(|a| w.landing.is_none() || a.landing == w.landing);
-    match (found.next(), found.next()) {
-        (Some(a), None) => Ok(a),
-        (None, _) => match game.parse_action(&format!("{}-{}", v.square_name(w.from), v.square_name(w.to))) {
-            // A castling named by another square of its own (the king onto its rook).
+        .filter(|a| w.landing.is_none() || a.landing == w.landing)
+        .collect();
+    match found.as_slice() {
+        [a] => Ok(*a),
+        [] => match game.parse_action(&format!("{}-{}", v.square_name(w.from), v.square_name(w.to))) {
+            // A castling named by another square of its own (`also_to`).
             Ok(a) if matches!(a.kind, varia::ActionKind::Castle(_)) && w.promotion.is_none() => Ok(a),
             _ => Err(format!("`{text}` is not a legal move in {}", game.fen())),
         },
-        (Some(_), Some(_)) => Err(format!("`{text}` is ambiguous here (add the landing square, like {text}@d7)")),
+        _ => {
+            let choices: Vec<String> = found.iter().map(|a| lan::format(v, a)).collect();
+            Err(format!("`{text}` is ambiguous here: {}", choices.join(" or ")))
+        }
     }
 }
 
