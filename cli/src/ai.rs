@@ -34,8 +34,11 @@ fn pv_text(game: &Game, r: &SearchResult) -> String {
     r.pv.iter().map(|a| game.format(a)).collect::<Vec<_>>().join(" ")
 }
 
-fn score_text(r: &SearchResult) -> String {
+fn score_text(game: &Game, r: &SearchResult) -> String {
     match r.mate {
+        // Without the check rule a forced end is a win or a loss, never a mate.
+        Some(m) if !game.variant().rules.check && m > 0 => format!("win in {m}"),
+        Some(m) if !game.variant().rules.check => format!("loss in {}", -m),
         Some(m) => format!("mate {m}"),
         None => format!("{:+}", r.score),
     }
@@ -60,12 +63,12 @@ pub fn run_move(args: MoveArgs) -> Result<(), Fail> {
         r.depth,
         if r.stopped { " (budget spent)" } else { "" },
         r.seldepth,
-        score_text(&r),
+        score_text(&game, &r),
         r.nodes,
         secs,
         r.nodes as f64 / secs.max(1e-9) / 1e6
     );
     eprintln!("pv: {}", pv_text(&game, &r));
-    println!("{}", game.format(&r.action));
+    println!("{}", game.action_text(&r.action));
     Ok(())
 }

@@ -22,7 +22,7 @@ use crate::Fail;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: perft, hooks, load, ai, selfplay, memory (several allowed; default perft).
+    /// What to measure: perft, hooks, load, ai, selfplay, memory, realm (several allowed; default perft).
     suites: Vec<String>,
     /// Runs per case; the median is reported.
     #[arg(long, default_value_t = 3)]
@@ -39,6 +39,9 @@ pub struct BenchArgs {
     /// Only perft cases whose label contains this text.
     #[arg(long)]
     only: Option<String>,
+    /// realm: validate and order on one thread only.
+    #[arg(long)]
+    single_thread: bool,
 }
 
 struct Case {
@@ -118,7 +121,7 @@ fn baseline_perft(bin: &str, case: &Case, depth: u32) -> Option<(u64, f64)> {
 }
 
 /// Peak resident memory of this process so far, in MB (Linux; None elsewhere).
-fn peak_rss_mb() -> Option<f64> {
+pub(crate) fn peak_rss_mb() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let kb: f64 =
         s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
@@ -135,9 +138,10 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "ai" => ai(&args)?,
             "selfplay" => selfplay(&args)?,
             "memory" => memory::memory(&args)?,
+            "realm" => crate::bench_realm::run(args.runs, args.quick, !args.single_thread)?,
             other => {
                 return Err(Fail(format!(
-                    "unknown suite `{other}`; expected perft, hooks, load, ai, selfplay or memory"
+                    "unknown suite `{other}`; expected perft, hooks, load, ai, selfplay, memory or realm"
                 )));
             }
         }
@@ -360,11 +364,12 @@ fn selfplay(args: &BenchArgs) -> Result<(), Fail> {
 fn load(args: &BenchArgs) -> Result<(), Fail> {
     let runs = args.runs.max(5);
     println!("{:<22} {:>12}", "variant", "load ms");
-    for (name, path) in varia::variant::known_variants() {
+    for found in varia::variant::known_variants() {
+        let name = found.name;
         let mut samples = Vec::new();
         for _ in 0..runs {
             let t = Instant::now();
-            Variant::load(path.to_str().unwrap_or(&name))?;
+            Variant::load_origin(&found.origin, &[])?;
             samples.push(t.elapsed().as_secs_f64() * 1e3);
         }
         println!("{name:<22} {:>12.2}", median(samples));

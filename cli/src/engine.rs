@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use varia::notation::names;
 use varia::search::{AiConfig, Clock, HashTable, Level, SearchResult, Think};
-use varia::variant::TurnModel;
+use varia::variant::{Origin, TurnModel};
 use varia::{Action, Game, Variant};
 
 use crate::Fail;
@@ -24,7 +24,7 @@ use crate::Fail;
 /// A variant the session can play, and its names in the protocols.
 #[derive(Clone)]
 pub struct Known {
-    pub path: PathBuf,
+    pub origin: Origin,
     pub uci: String,
     pub xboard: String,
 }
@@ -83,6 +83,8 @@ impl Limits {
 
 pub struct Session {
     pub known: Vec<Known>,
+    /// Folders named by the GUI or the command line, searched first (latest first).
+    extra: Vec<PathBuf>,
     pub variant: Arc<Variant>,
     pub config: AiConfig,
     pub level: String,
@@ -96,30 +98,25 @@ pub struct Session {
     pub seed: u64,
 }
 
-/// Every two-sided variant in these folders (each a variant folder, or a folder of them).
+/// Every two-sided variant in these folders (each a variant folder, or a folder of
+/// them), then those of the variant path and the built-in ones.
 pub fn scan(dirs: &[PathBuf]) -> Vec<Known> {
-    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    let mut found: Vec<Origin> = Vec::new();
     for d in dirs {
         if d.join("variant.toml").is_file() {
-            if let Some(n) = d.file_name() {
-                found.push((n.to_string_lossy().into_owned(), d.clone()));
-            }
+            found.push(Origin::Folder(d.clone()));
             continue;
         }
         let Ok(entries) = std::fs::read_dir(d) else { continue };
-        let mut here: Vec<(String, PathBuf)> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.join("variant.toml").is_file())
-            .filter_map(|p| Some((p.file_name()?.to_string_lossy().into_owned(), p)))
-            .collect();
+        let mut here: Vec<PathBuf> =
+            entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.join("variant.toml").is_file()).collect();
         here.sort();
-        found.extend(here);
+        found.extend(here.into_iter().map(Origin::Folder));
     }
+    found.extend(varia::variant::known_variants().into_iter().map(|f| f.origin));
     let mut out: Vec<Known> = Vec::new();
-    for (_, path) in found {
-        let Some(text) = path.to_str() else { continue };
-        let Ok(v) = Variant::load(text) else { continue };
+    for origin in found {
+        let Ok(v) = Variant::load_origin(&origin, &[]) else { continue };
         if v.turns != TurnModel::Alternate {
             continue;
         }
@@ -128,10 +125,10 @@ pub fn scan(dirs: &[PathBuf]) -> Vec<Known> {
         // its folder's name.
         let uci = if out.iter().any(|k| k.uci == n.uci) { v.name.clone() } else { n.uci };
         let xboard = if out.iter().any(|k| k.xboard == n.xboard) { v.name.clone() } else { n.xboard };
-        if out.iter().any(|k| k.uci == uci || k.path == path) {
+        if out.iter().any(|k| k.uci == uci || k.origin == origin) {
             continue;
         }
-        out.push(Known { path, uci, xboard });
+        out.push(Known { origin, uci, xboard });
     }
     out
 }
@@ -139,20 +136,19 @@ pub fn scan(dirs: &[PathBuf]) -> Vec<Known> {
 impl Session {
     /// A session on `variant` (a name or folder; the first known variant if none).
     pub fn new(variant: Option<&str>, extra: &[PathBuf]) -> Result<Session, Fail> {
-        let mut dirs: Vec<PathBuf> = extra.to_vec();
-        dirs.extend(varia::variant::search_path());
-        let known = scan(&dirs);
+        let known = scan(extra);
         let v = match variant {
             Some(name) => load_playable(name)?,
             None => {
                 let first = known.iter().find(|k| k.uci == "chess").or(known.first());
                 let first = first.ok_or_else(|| Fail("no two-sided variant found on the variant path".into()))?;
-                load_playable(first.path.to_str().unwrap_or_default())?
+                playable(Variant::load_origin(&first.origin, &[])?)?
             }
         };
         let config = AiConfig::from_variant(&v).map_err(varia::search::AiError::Config)?;
         Ok(Session {
             known,
+            extra: extra.to_vec(),
             game: Game::new(v.clone()),
             variant: v,
             config,
@@ -170,10 +166,8 @@ impl Session {
             return Err(Fail(format!("{} is not a folder", dir.display())));
         }
         let before = self.known.len();
-        let mut dirs = vec![dir.to_path_buf()];
-        dirs.extend(self.known.iter().map(|k| k.path.clone()));
-        let found = scan(&dirs);
-        self.known = found;
+        self.extra.insert(0, dir.to_path_buf());
+        self.known = scan(&self.extra);
         Ok(self.known.len().saturating_sub(before))
     }
 
@@ -182,7 +176,7 @@ impl Session {
     pub fn set_variant(&mut self, name: &str, xboard: bool) -> Result<(), Fail> {
         let found = self.known.iter().find(|k| if xboard { k.xboard == name } else { k.uci == name });
         let v = match found {
-            Some(k) => load_playable(k.path.to_str().unwrap_or_default())?,
+            Some(k) => playable(Variant::load_origin(&k.origin, &[])?)?,
             None => load_playable(name)?,
         };
         self.config = AiConfig::from_variant(&v).map_err(varia::search::AiError::Config)?;
@@ -291,7 +285,10 @@ impl Session {
 
 /// A variant by name or folder, if it is played by two sides alternating.
 pub fn load_playable(name: &str) -> Result<Arc<Variant>, Fail> {
-    let v = Variant::load(name)?;
+    playable(Variant::load(name)?)
+}
+
+fn playable(v: Arc<Variant>) -> Result<Arc<Variant>, Fail> {
     if v.turns != TurnModel::Alternate {
         return Err(Fail(format!(
             "`{}` is a {} variant: engine protocols play two sides alternating only",

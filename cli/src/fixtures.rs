@@ -32,11 +32,17 @@ impl FixturesArgs {
     }
 }
 
-/// The fixtures folder: `./fixtures`, or the one of the checkout this was built from.
+/// The fixtures folder: `fixtures/` of the working directory or of the nearest folder
+/// above it that has one (so it is found from anywhere in a checkout, and never from
+/// where the program was built).
 pub fn fixtures_root() -> Option<PathBuf> {
-    [PathBuf::from("fixtures"), Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")]
-        .into_iter()
-        .find(|p| p.is_dir())
+    let cwd = std::env::current_dir().ok()?;
+    let found = cwd.ancestors().map(|d| d.join("fixtures")).find(|p| p.is_dir())?;
+    // Shown relative to the working directory, as the user would write it.
+    Some(match found.parent().and_then(|p| cwd.strip_prefix(p).ok()) {
+        Some(rel) => rel.components().map(|_| "..").collect::<PathBuf>().join("fixtures"),
+        None => found,
+    })
 }
 
 /// The fixture files the target names.
@@ -127,16 +133,28 @@ fn compare(path: &Path, trace: &str) -> Snapshot {
     }
 }
 
+/// Where the fixture's accepted snapshot is written: always a plain file of the
+/// `snapshots/` folder next to the fixture, whatever the fixture's name.
+fn snapshot_file(path: &Path) -> Result<PathBuf, Fail> {
+    let snap = fixture::snapshot_path(path);
+    let folder = path.parent().unwrap_or(Path::new(".")).join("snapshots");
+    let plain = snap.file_name().is_some_and(|n| Path::new(n).components().count() == 1 && n != "..");
+    if snap.parent() != Some(folder.as_path()) || !plain {
+        return Err(Fail(format!("{}: no snapshot can be written for this file name", path.display())));
+    }
+    Ok(snap)
+}
+
 /// Writes `trace` as the fixture's accepted snapshot, in insta's format, and removes
 /// a pending `.snap.new` that `cargo test` may have left.
 fn accept(path: &Path, trace: &str) -> Result<(), Fail> {
-    let snap = fixture::snapshot_path(path);
+    let snap = snapshot_file(path)?;
     write(&snap, &format!("---\nsource: varia fixtures --accept\n---\n{}\n", trace.trim_end()))?;
     remove_pending(path)
 }
 
 fn remove_pending(path: &Path) -> Result<(), Fail> {
-    let pending = fixture::snapshot_path(path).with_extension("snap.new");
+    let pending = snapshot_file(path)?.with_extension("snap.new");
     if pending.is_file() {
         std::fs::remove_file(&pending).map_err(|e| Fail(format!("{}: {e}", pending.display())))?;
     }
@@ -232,4 +250,19 @@ fn write(file: &Path, text: &str) -> Result<(), Fail> {
         std::fs::create_dir_all(dir).map_err(|e| Fail(format!("{}: {e}", dir.display())))?;
     }
     std::fs::write(file, text).map_err(|e| Fail(format!("{}: {e}", file.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepted_snapshots_stay_in_the_snapshots_folder() {
+        let dir = Path::new("fixtures/standard");
+        for (file, snap) in
+            [("castling.toml", "castling.snap"), ("..toml", "..snap"), ("...toml", "...snap"), ("a b.toml", "a b.snap")]
+        {
+            assert_eq!(snapshot_file(&dir.join(file)).ok(), Some(dir.join("snapshots").join(snap)), "{file}");
+        }
+    }
 }

@@ -6,10 +6,14 @@
 
 mod ai;
 mod bench;
+mod bench_realm;
+mod duel;
 mod engine;
 mod fixtures;
 mod matches;
 mod play;
+mod play_solo;
+mod realm;
 mod solo;
 mod uci;
 mod uci_client;
@@ -54,16 +58,22 @@ impl VariantArg {
 #[derive(clap::Args, Clone)]
 struct Start {
     /// Start from this FEN instead of the variant's setup.
-    #[arg(long, conflicts_with = "from")]
+    #[arg(long, conflicts_with_all = ["from", "pgn"])]
     fen: Option<String>,
     /// Start from a JSON snapshot (as written by `--json`).
-    #[arg(long, value_name = "STATE.json")]
+    #[arg(long, value_name = "STATE.json", conflicts_with = "pgn")]
     from: Option<PathBuf>,
+    /// Start from the end of a game in a PGN file (its FEN tag and moves, checked).
+    #[arg(long, value_name = "FILE.pgn")]
+    pgn: Option<PathBuf>,
+    /// Which game of the PGN file (from 1).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "pgn")]
+    game: usize,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the variants found under scripts/ and VARIA_PATH.
+    /// List the variants (VARIA_PATH, ./scripts, built in): name, origin, summary.
     List,
     /// Load and validate variants: prints `ok`, or one `path:line:col: message` per problem.
     Check {
@@ -120,6 +130,8 @@ enum Command {
     Watch(watch::WatchArgs),
     /// Play in the terminal, with the control panel (AI level, undo, copy/paste, save/load…).
     Play(play::PlayArgs),
+    /// A solo duel: two players (or one against the computer) on the same board, Elo ratings.
+    Duel(duel::DuelArgs),
     /// The computer player's action (last line of output: the action alone).
     Move(ai::MoveArgs),
     /// A match with alternating colours between levels of the computer player or other
@@ -129,6 +141,8 @@ enum Command {
     Uci(uci::UciArgs),
     /// The engine over the XBoard/CECP protocol, for every two-sided variant.
     Xboard(xboard::XboardArgs),
+    /// A world of boards: resolve a round (`varia realm resolve --state S --orders O`).
+    Realm(realm::RealmArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -147,7 +161,10 @@ fn main() -> ExitCode {
     // interactive commands, which write to helper programs (the clipboard) that may
     // close early: there a closed pipe is an error to report.
     #[cfg(unix)]
-    if !matches!(cli.command, Command::Play(_) | Command::Watch(_) | Command::Uci(_) | Command::Xboard(_)) {
+    if !matches!(
+        cli.command,
+        Command::Play(_) | Command::Duel(_) | Command::Watch(_) | Command::Uci(_) | Command::Xboard(_)
+    ) {
         // SAFETY: restores the default action of SIGPIPE before any thread is started.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -172,6 +189,10 @@ fn start_game(variant: Arc<Variant>, start: &Start) -> Result<Game, Fail> {
         let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
         return Game::from_snapshot(variant, &text).map_err(|e| Fail(format!("{}: {e}", path.display())));
     }
+    if let Some(path) = &start.pgn {
+        let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+        return Game::from_pgn_text(variant, &text, start.game).map_err(|e| Fail(format!("{}: {e}", path.display())));
+    }
     Ok(Game::new(variant))
 }
 
@@ -189,8 +210,8 @@ pub(crate) fn check_note(game: &Game) -> &'static str {
 fn two_sided(v: &Variant, board: &solo::BoardArgs, start: &Start) -> Result<bool, Fail> {
     use varia::variant::TurnModel;
     match v.turns {
-        TurnModel::Solo if start.fen.is_some() || start.from.is_some() => Err(Fail(format!(
-            "`{}` is a solo variant: it has no FEN or two-sided snapshot (use --board or --seed)",
+        TurnModel::Solo if start.fen.is_some() || start.from.is_some() || start.pgn.is_some() => Err(Fail(format!(
+            "`{}` is a solo variant: it has no FEN, PGN or two-sided snapshot (use --board or --seed)",
             v.name
         ))),
         TurnModel::Solo => Ok(true),
@@ -222,20 +243,30 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::List => {
             let known = varia::variant::known_variants();
             if known.is_empty() {
-                eprintln!("no variants found; searched: {:?}", varia::variant::search_path());
+                eprintln!("no variants found; looked in: {}", varia::variant::looked_in().join(", "));
             }
-            for (name, path) in known {
-                let title = Variant::load(path.to_str().unwrap_or(&name))
-                    .map(|v| v.title.clone())
-                    .unwrap_or_else(|_| "(does not load: run `varia check`)".into());
-                println!("{name:<16} {title}");
+            let rows: Vec<(String, String, String)> = known
+                .into_iter()
+                .map(|found| {
+                    let about = match Variant::load_origin(&found.origin, &[]) {
+                        Ok(v) if !v.summary.is_empty() => v.summary.clone(),
+                        Ok(v) => v.title.clone(),
+                        Err(_) => format!("(does not load: run `varia check {}`)", found.name),
+                    };
+                    (found.name, found.origin.to_string(), about)
+                })
+                .collect();
+            let name_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+            let from_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+            for (name, from, about) in rows {
+                println!("{name:<name_w$}  {from:<from_w$}  {about}");
             }
             Ok(())
         }
         Command::Check { variants, set } => {
             let overrides = set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
             let names: Vec<String> = if variants.is_empty() {
-                varia::variant::known_variants().into_iter().map(|(n, _)| n).collect()
+                varia::variant::known_variants().into_iter().map(|f| f.name).collect()
             } else {
                 variants
             };
@@ -267,8 +298,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
             if let Some(o) = game.outcome() {
                 eprintln!("the game is over: {}", o.describe());
             }
-            for a in game.legal_actions() {
-                println!("{}", game.format(&a));
+            // A failing filter_actions hook is an error (exit 1), not an empty list.
+            for a in game.try_legal_actions()? {
+                println!("{}", game.action_text(&a));
             }
             Ok(())
         }
@@ -287,6 +319,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
                 println!("{}", serde_json::to_string_pretty(&game.snapshot())?);
             } else {
                 print!("{}", game.board_text());
+                if game.ply() > 0 {
+                    println!("moves: {}", game.moves_san());
+                }
                 println!("fen: {}", game.fen());
                 match game.outcome() {
                     Some(o) => println!("outcome: {}", o.describe()),
@@ -304,14 +339,14 @@ fn run(cmd: Command) -> Result<(), Fail> {
             };
             let t = Instant::now();
             let total = if divide {
-                let mut total = 0;
-                for (a, n) in game.divide(depth) {
-                    println!("{}: {n}", game.format(&a));
-                    total += n;
+                let mut total = 0u64;
+                for (a, n) in game.try_divide(depth)? {
+                    println!("{}: {n}", game.action_text(&a));
+                    total = total.saturating_add(n);
                 }
                 total
             } else {
-                game.perft(depth)
+                game.try_perft(depth)?
             };
             let secs = t.elapsed().as_secs_f64();
             eprintln!(
@@ -326,9 +361,11 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Fixtures(args) => fixtures::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Play(args) => play::run(args),
+        Command::Duel(args) => duel::run(args),
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => matches::run_match(args),
         Command::Uci(args) => uci::run(args),
         Command::Xboard(args) => xboard::run(args),
+        Command::Realm(args) => realm::run(args),
     }
 }

@@ -43,6 +43,20 @@ pub struct PlayArgs {
     /// and pasted move lists are played from it).
     #[arg(long)]
     fen: Option<String>,
+    /// Solo boards: the level (its pool and rules); default: the variant's first. With
+    /// a solo board, --seed deals the board.
+    #[arg(long)]
+    level: Option<String>,
+    /// Solo boards: the board as text, one stack per square a1, b1, … (instead of --seed).
+    #[arg(long, conflicts_with = "fen")]
+    board: Option<String>,
+    /// Solo boards: deal the seed's raw board, even if it cannot be forged.
+    #[arg(long)]
+    raw: bool,
+    /// Solo boards: where time comes from, system or manual (time moves only with
+    /// `wait SECONDS`, for scripted sessions).
+    #[arg(long, default_value = "system")]
+    clock: String,
 }
 
 /// Who plays which side.
@@ -98,7 +112,8 @@ struct Panel {
 }
 
 const HELP: &str = "\
-Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's move), or:
+Type a move from-to (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's
+move) or in SAN (e4, Nf3, exd5, e8=Q, O-O), or:
   mode ai|humans     game mode: against the AI, or two humans (restarts the game)
   as white|black|both|none   the sides you play (restarts the game)
   level NAME         the AI's level, e.g. novice, veteran, master (from its next move; no restart)
@@ -106,6 +121,7 @@ Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's mo
   copy               copy the move list to the clipboard (or a file if there is none)
   paste              replace the game with the move list on the clipboard (or in that file)
   save / load        the one saved-state slot (saving again overwrites it)
+  save FILE.pgn      write the game as PGN;  load FILE.pgn  replace the game with its first game
   reset              restart now
   inspect SQUARE     a piece's hit points, damage and auras
   board | moves | help | quit";
@@ -113,7 +129,7 @@ Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's mo
 /// Where varia keeps its files for a user: `$VARIA_DATA_DIR`, else the platform's data
 /// folder (`$XDG_DATA_HOME/varia`, `~/.local/share/varia`, `~/Library/Application
 /// Support/varia`, `%APPDATA%\varia`).
-fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("VARIA_DATA_DIR") {
         return PathBuf::from(d);
     }
@@ -197,9 +213,22 @@ mod clipboard {
     }
 }
 
+/// The saved-state slot of a variant: `<data folder>/<name>/save.json`. The loader only
+/// accepts identifiers as names; this refuses anything else too (a variant built by an
+/// embedder), so no name can put the file outside the data folder.
+fn slot_path(data: &std::path::Path, name: &str) -> Result<PathBuf, Fail> {
+    if !varia::variant::is_name(name) {
+        return Err(Fail(format!(
+            "`{}` is not a variant name: it cannot name a saved-game folder",
+            name.escape_debug()
+        )));
+    }
+    Ok(data.join(name).join("save.json"))
+}
+
 impl Panel {
-    fn save_file(&self) -> PathBuf {
-        data_dir().join(&self.variant.name).join("save.json")
+    fn save_file(&self) -> Result<PathBuf, Fail> {
+        slot_path(&data_dir(), &self.variant.name)
     }
 
     fn restart(&mut self) {
@@ -255,6 +284,9 @@ impl Panel {
                 let _ = writeln!(out, "guarded (half damage): {}", names(&guarded));
             }
         }
+        if g.ply() > 0 {
+            let _ = writeln!(out, "moves: {}", recent(&g.moves_san()));
+        }
         if let Some(last) = g.history_text().last() {
             let _ = writeln!(out, "last move: {last}");
         }
@@ -286,11 +318,12 @@ impl Panel {
             let seed = self.seed.wrapping_add(self.game.ply() as u64);
             let r = self.game.best_action(&self.level, seed, Clock::Budget(t)).map_err(|e| Fail(e.to_string()))?;
             let text = self.game.format(&r.action);
+            let san = self.game.san(&r.action);
             let events = self.game.apply(r.action)?;
             let note = returned_suffix(&self.game, &events);
             let _ = writeln!(
                 out,
-                "{side} ({}) plays {text}{note}   [depth {}, {} nodes, {} ms]",
+                "{side} ({}) plays {text}{note} ({san})   [depth {}, {} nodes, {} ms]",
                 self.level,
                 r.depth,
                 r.nodes,
@@ -327,7 +360,13 @@ impl Panel {
                 }
             },
             "moves" => {
-                let list: Vec<String> = self.game.legal_actions().iter().map(|a| self.game.format(a)).collect();
+                let list: Vec<String> = match self.game.try_legal_actions() {
+                    Ok(l) => l.iter().map(|a| self.game.action_text(a)).collect(),
+                    Err(e) => {
+                        let _ = writeln!(out, "{e}");
+                        return Ok(true);
+                    }
+                };
                 let _ = writeln!(out, "{} legal: {}", list.len(), list.join(" "));
                 let castling = castling_moves(&self.game);
                 if !castling.is_empty() {
@@ -405,8 +444,41 @@ impl Panel {
                     }
                 }
             }
+            "save" if arg.is_some_and(is_pgn) => {
+                let f = PathBuf::from(arg.unwrap_or_default());
+                let mut record = self.game.to_pgn(&[]);
+                record.set_tag("Event", "varia play");
+                let human =
+                    |side| if self.play_as.human(side) { "human".to_string() } else { format!("varia {}", self.level) };
+                record.set_tag("White", human(Side::White));
+                record.set_tag("Black", human(Side::Black));
+                match std::fs::write(&f, varia::notation::pgn::write(&record)) {
+                    Ok(()) => {
+                        let _ = writeln!(out, "wrote {} plies as PGN to {}", self.game.ply(), f.display());
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "save refused: {}: {e}", f.display());
+                    }
+                }
+            }
+            "load" if arg.is_some_and(is_pgn) => {
+                let f = PathBuf::from(arg.unwrap_or_default());
+                let loaded = std::fs::read_to_string(&f)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| Game::from_pgn_text(self.variant.clone(), &t, 1).map_err(|e| e.to_string()));
+                match loaded {
+                    Ok(g) => {
+                        self.game = g;
+                        let _ = writeln!(out, "loaded {} plies from {}", self.game.ply(), f.display());
+                        self.draw(out);
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "load refused: {}: {e}; the current game is kept", f.display());
+                    }
+                }
+            }
             "save" => {
-                let f = self.save_file();
+                let f = self.save_file()?;
                 let state = json!({
                     "panel": {"mode": self.play_as.mode(), "as": self.play_as.name(), "level": self.level, "seed": self.seed},
                     "game": self.game.snapshot(),
@@ -417,7 +489,7 @@ impl Panel {
                 let _ = writeln!(out, "saved to {} (the one slot; saving again overwrites it)", f.display());
             }
             "load" => {
-                let f = self.save_file();
+                let f = self.save_file()?;
                 match load_state(&self.variant, &f) {
                     Ok((game, play_as, level)) => {
                         self.game = game;
@@ -462,6 +534,33 @@ impl Panel {
         }
         Ok(true)
     }
+}
+
+/// A file name for PGN (`game.pgn`), not the saved-state slot.
+fn is_pgn(arg: &str) -> bool {
+    arg.to_ascii_lowercase().ends_with(".pgn")
+}
+
+/// The end of a numbered SAN move list, within about 100 characters: `… 31. Nf3 Nc6`.
+fn recent(moves: &str) -> String {
+    const WIDTH: usize = 100;
+    if moves.chars().count() <= WIDTH {
+        return moves.to_string();
+    }
+    let words: Vec<&str> = moves.split(' ').collect();
+    // The earliest move number (`31.`, `31...`) from which the rest fits.
+    let mut len = 0;
+    let mut start = words.len() - 1;
+    for (i, w) in words.iter().enumerate().rev() {
+        len += w.chars().count() + 1;
+        if len > WIDTH {
+            break;
+        }
+        if w.ends_with('.') {
+            start = i;
+        }
+    }
+    format!("… {}", words[start..].join(" "))
 }
 
 /// A piece's details: hit points, damage, auras (stacks and their sources, spent or not;
@@ -563,6 +662,25 @@ fn load_state(v: &Arc<Variant>, f: &PathBuf) -> Result<(Game, PlayAs, String), S
 pub fn run(args: PlayArgs) -> Result<(), Fail> {
     let overrides = args.set.iter().map(|s| s.parse()).collect::<Result<Vec<Override>, _>>()?;
     let variant = Variant::load_with(&args.variant, &overrides)?;
+    if variant.turns == varia::variant::TurnModel::Solo {
+        if args.fen.is_some() {
+            return Err(Fail(format!("`{}` is a solo variant: give --board or --seed, not --fen", variant.name)));
+        }
+        let o = crate::play_solo::SoloOptions {
+            level: args.level,
+            seed: args.seed,
+            board: args.board,
+            raw: args.raw,
+            clock: args.clock,
+        };
+        return crate::play_solo::run(variant, o);
+    }
+    if args.level.is_some() || args.board.is_some() || args.raw {
+        return Err(Fail(format!(
+            "--level, --board and --raw are for solo boards; `{}` is played by two sides (its AI level is --ai)",
+            variant.name
+        )));
+    }
     let play_as = PlayAs::parse(&args.play_as)
         .ok_or_else(|| Fail(format!("--as must be white, black, both or none, not `{}`", args.play_as)))?;
     let level = level_name(&variant, &args.ai).map_err(Fail)?;
@@ -611,5 +729,28 @@ pub fn run(args: PlayArgs) -> Result<(), Fail> {
             return Ok(());
         }
         panel.ai_turns(&mut out)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_save_slot_stays_in_the_data_folder() {
+        let data = std::path::Path::new("/data/varia");
+        assert_eq!(slot_path(data, "decachess").ok(), Some(data.join("decachess/save.json")));
+        for hostile in ["../../x", "/tmp/x", "..", "", "a/b", "a\\b", "x\0y"] {
+            assert!(slot_path(data, hostile).is_err(), "{hostile:?}");
+        }
+    }
+
+    #[test]
+    fn long_move_lists_are_cut_at_a_move_number() {
+        assert_eq!(recent("1. e4 e5 2. Nf3"), "1. e4 e5 2. Nf3");
+        let long: String = (1..=40).map(|n| format!("{n}. Nf3 Nf6 ")).collect::<String>().trim_end().to_string();
+        let r = recent(&long);
+        // Each full move is 12 characters: the last eight fit in 100 (8 * 12 - 1 = 95).
+        assert_eq!(r, format!("… {}", (33..=40).map(|n| format!("{n}. Nf3 Nf6")).collect::<Vec<_>>().join(" ")));
     }
 }

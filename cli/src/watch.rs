@@ -64,14 +64,22 @@ pub fn run(args: WatchArgs) -> Result<(), Fail> {
     let mut reloader = loop {
         match Reloader::new(&args.variant, &overrides) {
             Ok(r) => break r,
-            Err(e @ varia::LoadError::NotFound { .. }) => return Err(e.into()),
+            Err(
+                e @ (varia::LoadError::NotFound { .. }
+                | varia::LoadError::NoSuchFolder { .. }
+                | varia::LoadError::NotAVariant { .. }),
+            ) => return Err(e.into()),
             Err(e) => {
                 println!("[{}] the rules do not load yet:", clock());
                 for p in e.problems() {
                     println!("  {p}");
                 }
                 println!("waiting for a save…");
-                let files = varia::variant::find(&args.variant).map(|d| d.join("variant.toml"))?;
+                // A built-in variant has no file to save: its problem is the overrides'.
+                let varia::variant::Origin::Folder(dir) = varia::variant::find(&args.variant)? else {
+                    return Err(e.into());
+                };
+                let files = dir.join("variant.toml");
                 let first = std::fs::metadata(&files).and_then(|m| m.modified()).ok();
                 while std::fs::metadata(&files).and_then(|m| m.modified()).ok() == first {
                     std::thread::sleep(interval);
@@ -81,7 +89,11 @@ pub fn run(args: WatchArgs) -> Result<(), Fail> {
     };
     let name = reloader.current().name.clone();
     let files: Vec<String> = reloader.files().iter().map(|f| f.display().to_string()).collect();
-    println!("[{}] watching {name}: {}", clock(), files.join(", "));
+    if files.is_empty() {
+        println!("[{}] {name} is built in: no files to watch (copy its folder under ./scripts to edit it)", clock());
+    } else {
+        println!("[{}] watching {name}: {}", clock(), files.join(", "));
+    }
     println!("ok: the rules load");
     run_fixtures(&name);
 

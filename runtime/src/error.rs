@@ -18,7 +18,9 @@ pub struct Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
+        if self.file.is_empty() {
+            write!(f, "{}", self.message)
+        } else if self.line == 0 {
             write!(f, "{}: {}", self.file, self.message)
         } else if self.col == 0 {
             write!(f, "{}:{}: {}", self.file, self.line, self.message)
@@ -43,8 +45,22 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// Why a variant could not be loaded.
 #[derive(Debug, Error)]
 pub enum LoadError {
-    #[error("unknown variant `{name}`; known variants: {}", known.join(", "))]
-    NotFound { name: String, known: Vec<String> },
+    /// A name that no folder of the search path and no built-in variant has.
+    #[error("unknown variant `{name}`{hint}; known variants: {}; looked in: {}", known.join(", "), looked_in.join(", "))]
+    NotFound {
+        name: String,
+        /// ` (did you mean `x`?)` or nothing.
+        hint: String,
+        known: Vec<String>,
+        /// The folders searched, in order, and the built-in variants.
+        looked_in: Vec<String>,
+    },
+    /// A variant given by a path that does not exist.
+    #[error("no such folder: {path}")]
+    NoSuchFolder { path: String },
+    /// A path that exists but is not a variant folder.
+    #[error("{path} is not a variant: a variant is a folder with a variant.toml")]
+    NotAVariant { path: String },
     #[error("{path}: {message}")]
     Io { path: String, message: String },
     /// Every problem found, in file order.

@@ -49,6 +49,9 @@ pub enum Event {
     Placed { side: Side, kind: KindId, square: Square },
     /// A side scored points.
     Scored { side: Side, points: i64, reason: String },
+    /// A side scored points from the `[scoring]` tables (in tenths: chain points,
+    /// `"strike"`, or a run's or sequence's name).
+    TableScored { side: Side, points: crate::scoring::Tenths, reason: String },
     /// A line a rule wrote to the log.
     Note { text: String },
     /// The game ended.
@@ -127,6 +130,9 @@ impl Event {
             Event::Scored { side, points, reason } => {
                 json!({"event": "scored", "side": side.name(), "points": points, "reason": reason})
             }
+            Event::TableScored { side, points, reason } => {
+                json!({"event": "table_scored", "side": side.name(), "tenths": points.0, "reason": reason})
+            }
             Event::Note { text } => json!({"event": "note", "text": text}),
             Event::Ended { outcome } => json!({"event": "ended", "outcome": outcome.to_json()}),
         }
@@ -174,6 +180,7 @@ impl Event {
             Event::Removed { side, kind: k, square } => format!("{side} {} removed from {}", kind(k), sq(square)),
             Event::Placed { side, kind: k, square } => format!("{side} {} placed on {}", kind(k), sq(square)),
             Event::Scored { side, points, reason } => format!("{side} scores {points} ({reason})"),
+            Event::TableScored { side, points, reason } => format!("{side} scores {points} ({reason})"),
             Event::Note { text } => format!("note: {text}"),
             Event::Ended { outcome } => format!("game over: {}", outcome.describe()),
         }

@@ -127,12 +127,12 @@ impl Geometry {
 
     /// Parses a square name at the start of `text`; returns the square and the rest.
     pub fn parse_prefix<'a>(&self, text: &'a str) -> Result<(Square, &'a str), BoardError> {
-        let b = text.as_bytes();
-        let mut end = 1;
-        while end < b.len() && b[end].is_ascii_digit() {
-            end += 1;
-        }
-        let end = end.min(b.len());
+        // A name is one letter and ASCII digits: the end is found by characters, so text
+        // that starts with any other character (`é`) is refused, never split inside it.
+        let end = match text.chars().next() {
+            Some(c) => c.len_utf8() + text[c.len_utf8()..].bytes().take_while(u8::is_ascii_digit).count(),
+            None => 0,
+        };
         Ok((self.parse(&text[..end])?, &text[end..]))
     }
 }
@@ -160,7 +160,7 @@ pub struct SquareName {
 
 impl fmt::Display for SquareName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file) as char, self.rank + 1)
+        write!(f, "{}{}", (b'a' + self.file) as char, self.rank as u16 + 1)
     }
 }
 
@@ -212,5 +212,15 @@ mod tests {
         let g = Geometry::new(10, 10).unwrap();
         let (sq, rest) = g.parse_prefix("j10-j9").unwrap();
         assert_eq!((g.name(sq).to_string(), rest), ("j10".to_string(), "-j9"));
+    }
+
+    #[test]
+    fn prefix_parsing_reads_characters_not_bytes() {
+        let g = Geometry::new(8, 8).unwrap();
+        for bad in ["é", "éé-e4", "e\u{301}4", "", "€1"] {
+            assert!(matches!(g.parse_prefix(bad), Err(BoardError::BadSquare { .. })), "{bad}");
+        }
+        let (sq, rest) = g.parse_prefix("e4é").unwrap();
+        assert_eq!((sq, rest), (g.parse("e4").unwrap(), "é"));
     }
 }

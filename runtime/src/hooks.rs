@@ -119,6 +119,8 @@ pub struct RuleState {
     pub royal_arrivals: [Vec<(Square, u32)>; 2],
     /// Game time that has passed, in milliseconds (an input: `Game::set_elapsed`).
     pub elapsed_ms: u64,
+    /// Each side's score from the `[scoring]` tables (`game/score.rs`), once fed.
+    pub table: Option<Box<[crate::scoring::ScoreState; 2]>>,
 }
 
 impl RuleState {
@@ -130,6 +132,7 @@ impl RuleState {
             declared: None,
             royal_arrivals: [Vec::new(), Vec::new()],
             elapsed_ms: 0,
+            table: None,
         }
     }
 }
@@ -166,6 +169,12 @@ pub struct Removed {
 /// the core which hooks exist, so undefined hooks cost nothing.
 pub trait Hooks: Send + Sync {
     fn defines(&self, hook: Hook) -> bool;
+
+    /// Where a hook is written (`path:line`), for messages about what it did; `None`
+    /// when unknown.
+    fn place(&self, _hook: Hook) -> Option<String> {
+        None
+    }
 
     /// `Ok(Some(reason))` refuses the action.
     fn before_action(&self, _g: &mut HookGame<'_>, _action: &str) -> Result<Option<String>, ScriptError> {
@@ -356,33 +365,43 @@ impl<'a> HookGame<'a> {
         events.push(Event::Removed { side: piece.side, kind: piece.kind, square: sq });
         Ok(piece)
     }
-    /// Puts a piece on an empty square.
+    /// Puts a piece on an empty square (at full hit points, with no marks).
     pub fn place(&mut self, sq: Square, piece: Piece) -> Result<(), String> {
         let name = self.name(sq);
         let (g, events) = self.g_mut()?;
-        if g.piece_at(sq).is_some() {
+        if g.piece_at(sq).is_some() || !g.core_mut().place(sq, piece) {
             return Err(format!("{name} is occupied"));
         }
-        g.core_mut().place(sq, piece);
         events.push(Event::Placed { side: piece.side, kind: piece.kind, square: sq });
         Ok(())
     }
-    /// Moves a piece to an empty square.
+    /// Moves a piece to an empty square, with its hit points and marks.
     pub fn move_piece(&mut self, from: Square, to: Square) -> Result<(), String> {
         let (nf, nt) = (self.name(from), self.name(to));
         let (g, events) = self.g_mut()?;
-        if g.piece_at(to).is_some() {
+        if g.piece_at(from).is_none() {
+            return Err(format!("there is no piece on {nf}"));
+        }
+        if from != to && g.piece_at(to).is_some() {
             return Err(format!("{nt} is occupied"));
         }
-        let piece = g.core_mut().remove(from).ok_or_else(|| format!("there is no piece on {nf}"))?;
-        g.core_mut().place(to, piece);
+        let piece = g.core_mut().move_piece(from, to).ok_or_else(|| format!("{nt} is occupied"))?;
         events.push(Event::Moved { side: piece.side, kind: piece.kind, from, to });
         Ok(())
     }
-    /// Adds points to a side's score.
+    /// Adds points to a side's score; refused if the score would leave the range of a
+    /// 64-bit integer (it never wraps).
     pub fn award(&mut self, side: Side, points: i64, reason: &str) -> Result<(), String> {
         let (g, events) = self.g_mut()?;
-        g.rules.scores[side.index()] += points;
+        let score = &mut g.rules.scores[side.index()];
+        *score = score.checked_add(points).ok_or_else(|| {
+            format!(
+                "awarding {points} to {side} would take its score ({score}) past the range of whole numbers \
+                 ({} to {})",
+                i64::MIN,
+                i64::MAX
+            )
+        })?;
         events.push(Event::Scored { side, points, reason: reason.to_string() });
         Ok(())
     }

@@ -34,6 +34,7 @@ pub mod snapshot;
 pub mod solo;
 pub(crate) mod suggest;
 pub mod variant;
+pub mod world;
 
 pub use action::{Action, ActionKind};
 pub use error::{LoadError, Problem};
@@ -41,6 +42,7 @@ pub use event::Event;
 pub use game::{Game, RuleError};
 pub use geometry::{Geometry, Square};
 pub use hooks::{Hook, HookGame, Hooks, ScriptError};
+pub use mechanics::reserve;
 pub use notation::fen::{FenError, Setup};
 pub use outcome::{GameResult, Outcome, Reason};
 pub use piece::{KindId, Piece, Side};

@@ -9,6 +9,7 @@ use crate::bits::Bits;
 use crate::event::{Event, Sink};
 use crate::geometry::Square;
 use crate::movegen::tables::Tables;
+use crate::notation::consistency::MAX_FROZEN;
 use crate::notation::fen::Setup;
 use crate::piece::{KindId, MAX_KINDS, Piece, Side};
 
@@ -46,7 +47,7 @@ pub(crate) struct Position<B: Bits> {
 /// Frozen squares of one side, oldest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub(crate) struct Queue {
-    sq: [u8; 16],
+    sq: [u8; MAX_FROZEN],
     len: u8,
 }
 
@@ -57,13 +58,24 @@ impl Queue {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-    fn push(&mut self, sq: u8) {
+    /// Adds a square at the end; false when the queue is full (the piece does not freeze).
+    fn push(&mut self, sq: u8) -> bool {
         if (self.len as usize) < self.sq.len() {
             self.sq[self.len as usize] = sq;
             self.len += 1;
+            true
+        } else {
+            false
         }
     }
-    fn remove(&mut self, sq: u8) {
+    /// The entry `from` now stands on `to`, in the same place in the order.
+    pub(crate) fn rename(&mut self, from: u8, to: u8) {
+        let n = self.len as usize;
+        if let Some(x) = self.sq[..n].iter_mut().find(|s| **s == from) {
+            *x = to;
+        }
+    }
+    pub(crate) fn remove(&mut self, sq: u8) {
         if let Some(i) = self.squares().iter().position(|&s| s == sq) {
             self.sq.copy_within(i + 1..self.len as usize, i);
             self.len -= 1;
@@ -112,9 +124,10 @@ impl<B: Bits> Position<B> {
         for &sq in &s.frozen {
             if let Some(piece) = p.piece_at(sq) {
                 let before = p.queue[piece.side.index()];
-                p.queue[piece.side.index()].push(sq.0);
-                p.frozen = p.frozen.with(sq.index());
-                p.rehash_queue(t, piece.side, before);
+                if p.queue[piece.side.index()].push(sq.0) {
+                    p.frozen = p.frozen.with(sq.index());
+                    p.rehash_queue(t, piece.side, before);
+                }
             }
         }
         for &sq in &s.waiting {
@@ -165,7 +178,7 @@ impl<B: Bits> Position<B> {
         s
     }
 
-    fn refresh_inactive(&mut self) {
+    pub(crate) fn refresh_inactive(&mut self) {
         self.inactive = self.waiting[0] | self.waiting[1] | self.frozen;
     }
 
@@ -179,7 +192,7 @@ impl<B: Bits> Position<B> {
     }
 
     /// Re-keys the hash for a side's frozen queue after it changed from `before`.
-    fn rehash_queue(&mut self, t: &Tables<B>, side: Side, before: Queue) {
+    pub(crate) fn rehash_queue(&mut self, t: &Tables<B>, side: Side, before: Queue) {
         for (i, &s) in before.squares().iter().enumerate() {
             self.hash ^= t.zobrist.frozen[s as usize * 16 + i];
         }
@@ -205,6 +218,11 @@ impl<B: Bits> Position<B> {
             let n = self.graveyard[side.index()][k].saturating_add(1);
             self.set_graveyard(t, side, k, n);
         }
+        self.unmark(t, side, sq);
+    }
+
+    /// The piece of `side` on `sq` is no longer frozen or waiting.
+    pub(crate) fn unmark(&mut self, t: &Tables<B>, side: Side, sq: usize) {
         if self.frozen.has(sq) {
             let before = self.queue[side.index()];
             self.queue[side.index()].remove(sq as u8);
@@ -245,7 +263,7 @@ impl<B: Bits> Position<B> {
         }
     }
 
-    fn set_castling(&mut self, t: &Tables<B>, rights: u32) {
+    pub(crate) fn set_castling(&mut self, t: &Tables<B>, rights: u32) {
         let mut changed = self.castling ^ rights;
         while changed != 0 {
             let i = changed.trailing_zeros() as usize;
@@ -329,26 +347,6 @@ impl<B: Bits> Position<B> {
         }
     }
 
-    /// Removes a piece (a rule's command); castling rights tied to the square go with it.
-    pub fn take(&mut self, t: &Tables<B>, sq: usize) -> Option<Piece> {
-        let code = self.code(sq);
-        if code == 0 {
-            return None;
-        }
-        self.remove(t, sq);
-        let rights = self.castling & t.castle_keep[sq];
-        if rights != self.castling {
-            self.set_castling(t, rights);
-        }
-        Piece::from_code(code)
-    }
-
-    /// Puts a piece on an empty square (a rule's command).
-    pub fn drop_piece(&mut self, t: &Tables<B>, sq: usize, piece: Piece) {
-        debug_assert_eq!(self.code(sq), 0);
-        self.put(t, sq, piece.code());
-    }
-
     /// Applies an action that move generation produced. Events go to `ev`.
     pub fn make<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
         let us = self.stm;
@@ -388,9 +386,9 @@ impl<B: Bits> Position<B> {
             }
             self.refresh_inactive();
             let progress = progress || (damage && c.damage_is_progress);
-            self.halfmove = if progress { 0 } else { self.halfmove + 1 };
+            self.halfmove = if progress { 0 } else { self.halfmove.saturating_add(1) };
             if us == Side::Black {
-                self.fullmove += 1;
+                self.fullmove = self.fullmove.saturating_add(1);
             }
             self.stm = us.opponent();
             self.hash ^= t.zobrist.side;
@@ -476,13 +474,15 @@ impl<B: Bits> Position<B> {
                 && matches!(a.kind, ActionKind::Normal | ActionKind::Skip)
                 && t.promo_zone[us.index()][kind].has(to)
             {
-                // It reached the zone with nothing to become: it freezes there.
+                // It reached the zone with nothing to become: it freezes there (unless the
+                // side already has the most frozen pieces a position holds).
                 let before = self.queue[us.index()];
-                self.queue[us.index()].push(to as u8);
-                self.frozen = self.frozen.with(to);
-                self.rehash_queue(t, us, before);
-                if S::ON {
-                    ev.push(Event::Frozen { side: us, square: a.to });
+                if self.queue[us.index()].push(to as u8) {
+                    self.frozen = self.frozen.with(to);
+                    self.rehash_queue(t, us, before);
+                    if S::ON {
+                        ev.push(Event::Frozen { side: us, square: a.to });
+                    }
                 }
             }
         }
@@ -494,9 +494,9 @@ impl<B: Bits> Position<B> {
         }
         self.refresh_inactive();
 
-        self.halfmove = if progress { 0 } else { self.halfmove + 1 };
+        self.halfmove = if progress { 0 } else { self.halfmove.saturating_add(1) };
         if us == Side::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.stm = us.opponent();
         self.hash ^= t.zobrist.side;

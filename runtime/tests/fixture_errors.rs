@@ -166,8 +166,9 @@ fn bad_variants_overrides_and_fens_are_located() {
     assert_eq!(
         problems("variant", "description = \"x\"\nvariant = \"standrd\"\nplaythrough = { seed = 1, plies = 1 }\n"),
         [format!(
-            "bad.toml:2:11: unknown variant `standrd`; known variants: {}",
-            varia::variant::known_variants().into_iter().map(|(n, _)| n).collect::<Vec<_>>().join(", ")
+            "bad.toml:2:11: unknown variant `standrd` (did you mean `standard`?); known variants: {}; looked in: {}",
+            varia::variant::known_variants().into_iter().map(|f| f.name).collect::<Vec<_>>().join(", "),
+            varia::variant::looked_in().join(", ")
         )]
     );
     assert_eq!(
@@ -189,10 +190,10 @@ fn bad_variants_overrides_and_fens_are_located() {
 #[test]
 fn a_variant_given_as_a_path_is_found_from_the_fixture() {
     let dir = scratch("path");
-    let standard = varia::variant::find("standard").unwrap().join("variant.toml");
+    let standard = varia::variant::built_in_named("standard").unwrap().file("variant.toml").unwrap();
     std::fs::create_dir_all(dir.join("mini")).unwrap();
     // Standard chess with a twofold repetition rule, as a folder next to the fixture.
-    let text = std::fs::read_to_string(standard).unwrap().replace("repetition = 3", "repetition = 2");
+    let text = String::from_utf8(standard.to_vec()).unwrap().replace("repetition = 3", "repetition = 2");
     std::fs::write(dir.join("mini/variant.toml"), text).unwrap();
     let fixture = "description = \"twofold\"\nvariant = \"./mini\"\n\
                    moves = [\"g1-f3\", \"g8-f6\", \"f3-g1\", \"f6-g8\"]\n\

@@ -102,14 +102,20 @@ fn toml_syntax_errors_have_positions() {
 #[test]
 fn a_reloader_swaps_in_good_rules_and_keeps_the_last_good_ones() {
     use varia::variant::Reloader;
-    let dir = scratch("reload");
-    let toml = |value: &str| format!("extends = \"standard\"\n[pieces.queen]\nvalue = {value}\n");
+    let root = scratch("reload");
+    // A parent on disk (a copy of the built-in standard) is watched with the child.
+    std::fs::create_dir_all(root.join("base")).unwrap();
+    let standard = varia::variant::built_in_named("standard").unwrap().file("variant.toml").unwrap();
+    std::fs::write(root.join("base/variant.toml"), standard).unwrap();
+    let dir = root.join("child");
+    std::fs::create_dir_all(&dir).unwrap();
+    let toml = |value: &str| format!("extends = \"../base\"\n[pieces.queen]\nvalue = {value}\n");
     std::fs::write(dir.join("variant.toml"), toml("900")).unwrap();
     let mut r = Reloader::new(dir.to_str().unwrap(), &[]).unwrap();
     let queen = |v: &Variant| v.kind(v.kind_named("queen").unwrap()).value;
     assert_eq!(queen(&r.current()), 900);
     assert!(r.poll().is_none(), "nothing changed yet");
-    assert!(r.files().iter().any(|f| f.ends_with("standard/variant.toml")), "the parent is watched too");
+    assert!(r.files().iter().any(|f| f.ends_with("base/variant.toml")), "the parent is watched too");
 
     // Files may keep their modification time within a second: change the size as well.
     std::fs::write(dir.join("variant.toml"), toml("1000")).unwrap();
@@ -127,7 +133,7 @@ fn a_reloader_swaps_in_good_rules_and_keeps_the_last_good_ones() {
     // A game moves to the new rules by replaying its history.
     let mut g = Game::new(r.current());
     g.play("e2-e4").unwrap();
-    std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n[pieces.queen]\nvalue = 1100\n\n").unwrap();
+    std::fs::write(dir.join("variant.toml"), "extends = \"../base\"\n[pieces.queen]\nvalue = 1100\n\n").unwrap();
     let v = r.poll().unwrap().unwrap();
     let moved = g.with_variant(v.clone()).unwrap();
     assert_eq!((moved.ply(), moved.fen()), (1, g.fen()));
@@ -161,4 +167,17 @@ fn the_turn_model_is_named_in_turns_and_only_alternate_needs_a_setup() {
     let p = problems(Variant::from_toml(&format!("[turns]\nmodel = \"solitaire\"\n{base}"), "bad.toml"));
     assert!(p[0].starts_with("bad.toml:2:9: unknown turn model `solitaire`"), "{p:?}");
     assert_eq!(Variant::load("standard").unwrap().turns, TurnModel::Alternate);
+}
+
+#[test]
+fn a_vector_is_two_numbers_and_a_shape_offset_stays_near_the_board() {
+    // serde alone reads [1, 2, 3] as [1, 2]; the loader refuses it.
+    let p = problems(Variant::load_with("chessception", &set(&["shapes.cone.orthogonal=[[1, 2, 3]]"])));
+    assert_eq!(p, ["--set shapes.cone.orthogonal=[[1, 2, 3]]: invalid length 3, expected a pair [dx, dy]"]);
+    // Offsets were clamped to ±15 without a word; now each is refused at its place.
+    let p = problems(Variant::load_with("chessception", &set(&["shapes.cone.any=[[1, 0], [20, -1]]"])));
+    assert_eq!(p, ["--set shapes.cone.any=[[1, 0], [20, -1]]: shape `cone`: offset [20, -1] must be within -15..15"]);
+    let v = Variant::load_with("chessception", &set(&["shapes.cone.any=[[15, -15]]"])).unwrap();
+    let cone = &v.combat.as_ref().unwrap().shapes.iter().find(|s| s.name == "cone").unwrap().any;
+    assert_eq!(cone, &[(15, -15)]);
 }

@@ -38,7 +38,7 @@ impl Game {
         if self.hooked() {
             // A failing filter_actions is the game's error, not "no move".
             self.try_legal_actions().map_err(|e| match e {
-                super::RuleError::Script(s) => AiError::Script(s),
+                super::RuleError::Script(s) | super::RuleError::Listing(s) => AiError::Script(s),
                 other => AiError::GameOver(other.to_string()),
             })?;
         }

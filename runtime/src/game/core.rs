@@ -46,8 +46,11 @@ pub(crate) trait Core: Send + Sync {
     fn piece_state(&self, sq: Square) -> Option<crate::piece::PieceState>;
     /// A rule's command: removes a piece.
     fn remove(&mut self, sq: Square) -> Option<Piece>;
-    /// A rule's command: puts a piece on an empty square.
-    fn place(&mut self, sq: Square, piece: Piece);
+    /// A rule's command: puts a piece on an empty square (false if it is occupied).
+    fn place(&mut self, sq: Square, piece: Piece) -> bool;
+    /// A rule's command: moves a piece to an empty square (None if there is no piece to
+    /// move or the square is occupied).
+    fn move_piece(&mut self, from: Square, to: Square) -> Option<Piece>;
     /// The computer player's search on this position alone (variants without hooks).
     fn search(&self, job: &mut crate::search::Job<'_>) -> Option<crate::search::SearchResult>;
     /// The static evaluation for the side to move, in centipawns.
@@ -140,8 +143,11 @@ impl<B: Bits> Core for CoreImpl<B> {
     fn remove(&mut self, sq: Square) -> Option<Piece> {
         self.pos.take(self.v.tables(), sq.index())
     }
-    fn place(&mut self, sq: Square, piece: Piece) {
+    fn place(&mut self, sq: Square, piece: Piece) -> bool {
         self.pos.drop_piece(self.v.tables(), sq.index(), piece)
+    }
+    fn move_piece(&mut self, from: Square, to: Square) -> Option<Piece> {
+        self.pos.shift(self.v.tables(), from.index(), to.index())
     }
     fn search(&self, job: &mut crate::search::Job<'_>) -> Option<crate::search::SearchResult> {
         crate::search::fast::search(&self.pos, &self.v, job)

@@ -7,10 +7,46 @@ use super::Game;
 use crate::action::Action;
 use crate::geometry::{Offset, Square};
 use crate::movegen::tables::walk;
+use crate::notation::Written;
 use crate::piece::{Piece, Side};
 use crate::variant::Shape;
 
 impl Game {
+    /// Why the written action is not among `legal` (the legal actions here), in a
+    /// player's words: its squares or kinds, its landing choice, or the move itself.
+    pub(super) fn refusal(&self, w: &Written, legal: &[Action]) -> String {
+        let v = &self.variant;
+        let g = v.geometry;
+        let off = [w.from, w.to].into_iter().chain(w.landing).find(|s| s.index() >= g.len());
+        if let Some(s) = off {
+            return format!("square number {} is off the {}×{} board", s.0, g.files, g.ranks);
+        }
+        if let Some(k) = w.promotion.filter(|k| k.index() >= v.kinds.len()) {
+            return format!("kind number {} is not a kind of {}", k.0, v.name);
+        }
+        let same: Vec<&Action> = legal
+            .iter()
+            .filter(|a| a.from == w.from && a.to == w.to && (w.promotion.is_none() || a.promotion == w.promotion))
+            .collect();
+        if let (Some(l), false) = (w.landing, same.is_empty()) {
+            let at = v.square_name(l);
+            let mut offered: Vec<String> =
+                same.iter().filter_map(|a| a.landing).map(|s| format!("@{}", v.square_name(s))).collect();
+            offered.sort();
+            offered.dedup();
+            return if offered.is_empty() {
+                format!("it needs no landing choice (there is only one way it ends): write it without `@{at}`")
+            } else {
+                format!("`@{at}` is not where it may land: choose {}", offered.join(" or "))
+            };
+        }
+        if !same.is_empty() {
+            // The same squares and choices, yet another action (a value built by hand).
+            return "it is not the legal action between these squares (read the text with parse_action)".into();
+        }
+        self.explain(w.from, w.to, w.promotion)
+    }
+
     /// Why moving from `from` to `to` is not legal here, in a player's words.
     pub(super) fn explain(&self, from: Square, to: Square, promotion: Option<crate::piece::KindId>) -> String {
         let v = &self.variant;
@@ -72,6 +108,21 @@ impl Game {
             } else {
                 format!("it cannot promote to {}; choose one of {}", v.kind(p).name, options.join(", "))
             };
+        }
+        // The core would allow it: a rule took it out of the list.
+        let core = self.core_actions();
+        if core.iter().any(|a| a.from == from && a.to == to && (promotion.is_none() || a.promotion == promotion)) {
+            let place = v
+                .hooks
+                .as_ref()
+                .and_then(|h| h.place(crate::hooks::Hook::FilterActions))
+                .map(|p| format!(", {p}"))
+                .unwrap_or_default();
+            return format!("the variant's rules do not allow it here (filter_actions{place})");
+        }
+        if !v.rules.check {
+            // Without the check rule nothing else removes a move the pieces can make.
+            return "it is not among the legal actions here".into();
         }
         let royal = v.kinds.iter().find(|k| k.royal).map_or("royal piece".to_string(), |k| k.name.clone());
         // Who would take it: a reply that captures a royal piece of the mover's.

@@ -10,6 +10,7 @@ mod core;
 mod explain;
 mod pipeline;
 mod record;
+mod score;
 
 use std::sync::Arc;
 
@@ -24,6 +25,9 @@ use crate::notation::{self, fen, fen::FenError, fen::Setup};
 use crate::outcome::{GameResult, Outcome, Reason};
 use crate::piece::{Piece, Side};
 use crate::variant::{Variant, Verdict};
+
+/// The deepest perft counted (deeper ones are refused).
+pub const MAX_PERFT_DEPTH: u32 = 64;
 
 /// Why an action was refused. The game is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -41,6 +45,18 @@ pub enum RuleError {
     /// A hook failed; the action was rolled back and the game is as it was.
     #[error("{0} (in hook `{hook}`; the action was rolled back)", hook = .0.hook)]
     Script(ScriptError),
+    /// A hook failed while the legal actions were listed (`filter_actions`, or a
+    /// `check_outcome` it relies on); nothing was applied.
+    #[error("{0} (in hook `{hook}`, while listing the legal actions; nothing was changed)", hook = .0.hook)]
+    Listing(ScriptError),
+    /// A perft deeper than [`MAX_PERFT_DEPTH`] (no real count needs it, and the walk
+    /// would exhaust the stack).
+    #[error("a perft depth of {0} is more than {max}", max = MAX_PERFT_DEPTH)]
+    TooDeep(u32),
+    /// Walking the tree of legal actions (perft) failed below the current position, after
+    /// these actions.
+    #[error("after {moves}: {error}")]
+    Below { moves: String, error: Box<RuleError> },
 }
 
 /// What a rollback or an undo restores. Its rule state shares the variables with the
@@ -118,6 +134,12 @@ impl Game {
     /// A game from a FEN, whose random numbers come from `seed`.
     pub fn from_fen_seeded(variant: Arc<Variant>, text: &str, seed: u64) -> Result<Game, FenError> {
         let setup = fen::parse(&variant, text)?;
+        Game::from_checked_setup(variant, setup, seed)
+    }
+
+    /// A game from a setup that passed the FEN checks, refused if the side that just moved
+    /// left a royal piece attacked (a position no game reaches under the check rule).
+    pub(crate) fn from_checked_setup(variant: Arc<Variant>, setup: Setup, seed: u64) -> Result<Game, FenError> {
         let check = variant.rules.check;
         let g = Game::from_setup_seeded(variant, setup, seed);
         if check && g.core.opponent_in_check() {
@@ -224,7 +246,7 @@ impl Game {
         if self.outcome.is_some() {
             return;
         }
-        self.rules.elapsed_ms = elapsed.as_millis() as u64;
+        self.rules.elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         if let Ok(Some(o)) = self.judge() {
             self.last_events = vec![Event::Ended { outcome: o.clone() }];
             self.outcome = Some(o);
@@ -257,13 +279,14 @@ impl Game {
         self.core.in_check()
     }
 
+    /// The piece on `sq` (none on a square off the board).
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        self.core.piece_at(sq)
+        (sq.index() < self.variant.geometry.len()).then(|| self.core.piece_at(sq)).flatten()
     }
 
     /// Everything about the piece on `sq`: hit points, auras, waiting or frozen.
     pub fn piece_state(&self, sq: Square) -> Option<crate::piece::PieceState> {
-        self.core.piece_state(sq)
+        (sq.index() < self.variant.geometry.len()).then(|| self.core.piece_state(sq)).flatten()
     }
 
     /// Every piece, by square.
@@ -305,6 +328,27 @@ impl Game {
                 t
             })
             .collect()
+    }
+
+    /// An action as the history will write it: in notation, with `+X` for each frozen
+    /// piece that returns after it (as [`Game::history_text`] writes the actions played).
+    pub fn action_text(&self, a: &Action) -> String {
+        let mut t = self.format(a);
+        // Only a capture with frozen pieces on the board returns one; only an action the
+        // core itself offers is tried (the copy is made as play would make it).
+        if self.core.setup().frozen.is_empty() || !self.core_actions().contains(a) {
+            return t;
+        }
+        let mut after = self.core.boxed();
+        let mut events = Vec::new();
+        after.make(*a, &mut events);
+        for e in &events {
+            if let Event::Returned { to, .. } = e {
+                t.push('+');
+                t.push(self.variant.kind(*to).letter);
+            }
+        }
+        t
     }
 
     /// The move list as one line of text (what "copy moves" puts on the clipboard).
@@ -357,10 +401,69 @@ impl Game {
         self.variant.hooks.as_ref().is_some_and(|h| Hook::ALL.iter().any(|&k| h.defines(k)))
     }
 
-    /// The number of leaves of the legal-move tree to `depth`. Variants without hooks
-    /// count on the core alone (no Lua on that path); with hooks, every node goes through
-    /// the full pipeline.
+    /// The number of leaves of the legal-move tree to `depth`, or the first error of a
+    /// hook on the way (with the actions that led to it). Variants without hooks count on
+    /// the core alone (no Lua on that path); with hooks, every node goes through the full
+    /// pipeline.
+    pub fn try_perft(&self, depth: u32) -> Result<u64, RuleError> {
+        if depth > MAX_PERFT_DEPTH {
+            return Err(RuleError::TooDeep(depth));
+        }
+        self.perft_below(depth, &mut Vec::new())
+    }
+
+    fn perft_below(&self, depth: u32, path: &mut Vec<String>) -> Result<u64, RuleError> {
+        if !self.hooked() {
+            return Ok(self.core.perft(depth));
+        }
+        if depth == 0 {
+            return Ok(1);
+        }
+        let below = |path: &[String], e: RuleError| {
+            if path.is_empty() { e } else { RuleError::Below { moves: path.join(" "), error: Box::new(e) } }
+        };
+        let actions = self.try_legal_actions().map_err(|e| below(path, e))?;
+        if depth == 1 {
+            return Ok(actions.len() as u64);
+        }
+        let mut n = 0u64;
+        for a in actions {
+            let mut g = self.clone();
+            path.push(self.format(&a));
+            g.apply_unchecked(a).map_err(|e| below(&path[..path.len() - 1], e))?;
+            n += g.perft_below(depth - 1, path)?;
+            path.pop();
+        }
+        Ok(n)
+    }
+
+    /// [`Game::try_perft`] split by first action.
+    pub fn try_divide(&self, depth: u32) -> Result<Vec<(Action, u64)>, RuleError> {
+        if depth > MAX_PERFT_DEPTH {
+            return Err(RuleError::TooDeep(depth));
+        }
+        let d = depth.max(1);
+        let mut out = Vec::new();
+        for a in self.try_legal_actions()? {
+            if !self.hooked() {
+                out.push((a, self.core.after(a).perft(d - 1)));
+                continue;
+            }
+            let mut g = self.clone();
+            g.apply_unchecked(a)?;
+            let n = g.perft_below(d - 1, &mut vec![self.format(&a)])?;
+            out.push((a, n));
+        }
+        Ok(out)
+    }
+
+    /// The number of leaves of the legal-move tree to `depth`; a subtree whose hooks
+    /// fail counts 0, and so does a depth past [`MAX_PERFT_DEPTH`] ([`Game::try_perft`]
+    /// reports both instead).
     pub fn perft(&self, depth: u32) -> u64 {
+        if depth > MAX_PERFT_DEPTH {
+            return 0;
+        }
         if !self.hooked() {
             return self.core.perft(depth);
         }
@@ -383,8 +486,11 @@ impl Game {
             .sum()
     }
 
-    /// Perft split by first action.
+    /// Perft split by first action (failing subtrees count 0; see [`Game::try_divide`]).
     pub fn divide(&self, depth: u32) -> Vec<(Action, u64)> {
+        if depth > MAX_PERFT_DEPTH {
+            return Vec::new();
+        }
         let d = depth.max(1);
         self.legal_actions()
             .into_iter()
@@ -497,7 +603,8 @@ impl Game {
         let pieces = self.core.setup().pieces;
         let mut counts = [[0u8; crate::piece::MAX_KINDS]; 2];
         for &(_, p) in &pieces {
-            counts[p.side.index()][p.kind.index()] += 1;
+            let c = &mut counts[p.side.index()][p.kind.index()];
+            *c = c.saturating_add(1);
         }
         if d.insufficient.iter().any(|pair| {
             (pair[0] == counts[0] && pair[1] == counts[1]) || (pair[1] == counts[0] && pair[0] == counts[1])
@@ -561,7 +668,7 @@ impl Game {
         match a.kind {
             ActionKind::EnPassant | ActionKind::Shot => true,
             ActionKind::Castle(_) => false,
-            _ => self.core.piece_at(a.to).is_some_and(|p| p.side != self.to_move()),
+            _ => self.piece_at(a.to).is_some_and(|p| p.side != self.to_move()),
         }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! before_action ─► core applies the action ─► on_removed (each piece that left)
-//!   ─► after_action ─► score ─► on_turn_end ─► judge (core rules, then check_outcome)
+//!   ─► after_action ─► score ─► on_turn_end ─► the [scoring] tables ─► judge (core rules,
+//!   then check_outcome)
 //! ```
 //!
 //! Every hook acts through commands that emit events. If any hook fails, the position,
@@ -29,7 +30,7 @@ impl Game {
         if self.outcome.is_some() {
             return Ok(Vec::new());
         }
-        self.actions().map_err(RuleError::Script)
+        self.actions().map_err(RuleError::Listing)
     }
 
     /// The legal actions, through `filter_actions` when the variant defines it.
@@ -62,6 +63,16 @@ impl Game {
                     ),
                 ));
             }
+            // A plain move onto its own side's piece would stack two pieces on a square.
+            if found.is_none() && self.core.piece_at(a.to).is_some_and(|p| p.side == self.core.to_move()) {
+                return Err(ScriptError::new(
+                    "filter_actions",
+                    format!(
+                        "returned `{text}`, but {} holds a piece of the side to move",
+                        self.variant.square_name(a.to)
+                    ),
+                ));
+            }
             out.push(a);
         }
         out.sort();
@@ -74,12 +85,16 @@ impl Game {
         if let Some(o) = &self.outcome {
             return Err(RuleError::GameOver(o.describe()));
         }
-        let legal = self.actions().map_err(RuleError::Script)?;
+        let legal = self.actions().map_err(RuleError::Listing)?;
         if !legal.contains(&action) {
-            return Err(RuleError::Illegal {
-                action: self.format(&action),
-                why: self.explain(action.from, action.to, action.promotion),
-            });
+            let w = notation::Written {
+                from: action.from,
+                to: action.to,
+                promotion: action.promotion,
+                returned: None,
+                landing: action.landing,
+            };
+            return Err(RuleError::Illegal { action: self.format(&action), why: self.refusal(&w, &legal) });
         }
         self.apply_unchecked(action)
     }
@@ -90,7 +105,7 @@ impl Game {
         if let Some(o) = &self.outcome {
             return Err(RuleError::GameOver(o.describe()));
         }
-        let legal = self.actions().map_err(RuleError::Script)?;
+        let legal = self.actions().map_err(RuleError::Listing)?;
         // A castling named by another square of its own (`also_to`, a click target),
         // unless that is a move of its own.
         if !legal.iter().any(|a| a.from == w.from && a.to == w.to) {
@@ -109,6 +124,7 @@ impl Game {
             .collect();
         match matches.len() {
             1 => Ok(matches[0]),
+            0 => Err(RuleError::Illegal { action: text.trim().to_string(), why: self.refusal(&w, &legal) }),
             _ if matches.iter().any(|a| a.landing.is_some()) && w.landing.is_none() => {
                 let mut choices: Vec<String> = matches
                     .iter()
@@ -121,10 +137,6 @@ impl Game {
                     why: format!("it kills on several squares: choose where to land with {}", choices.join(" or ")),
                 })
             }
-            0 => Err(RuleError::Illegal {
-                action: text.trim().to_string(),
-                why: self.explain(w.from, w.to, w.promotion),
-            }),
             _ if matches.iter().all(|a| a.promotion.is_some()) => {
                 let choices: Vec<String> =
                     matches.iter().map(|a| format!("={}", self.variant.kind(a.promotion.unwrap()).letter)).collect();
@@ -199,6 +211,7 @@ impl Game {
 
         let mut reported = events.len();
         let before_make = events.len();
+        let acting = self.variant.scoring.as_ref().and_then(|_| self.core.piece_at(action.from)).map(|p| p.kind);
         if defines(Hook::OnDamage) {
             // on_damage reads the game as it was before the action (the position is being
             // changed while it runs) and returns the amount to apply.
@@ -240,7 +253,10 @@ impl Game {
             let mut g = HookGame::new(self, events);
             let points = h.score(&mut g, &text).map_err(RuleError::Script)?;
             if points != 0 {
-                g.award(mover, points, "score").expect("the score hook's view is writable");
+                g.award(mover, points, "score").map_err(|why| {
+                    let at = h.place(Hook::Score).map(|p| format!("{p}: ")).unwrap_or_default();
+                    RuleError::Script(ScriptError::new("score", format!("{at}`score` returned {points}, but {why}")))
+                })?;
             }
         }
         if defines(Hook::OnTurnEnd) {
@@ -251,6 +267,16 @@ impl Game {
             }
         }
 
+        // Rule commands (or an action a filter added) may move pieces, but under the check
+        // rule no action ends with the mover's royal piece attacked: no game holds that
+        // position, and its FEN would not read back.
+        if self.variant.rules.check && self.core.opponent_in_check() {
+            return Err(RuleError::Illegal {
+                action: text,
+                why: format!("with the rules' commands it leaves {mover}'s royal piece attacked"),
+            });
+        }
+        self.score_action(mover, acting, &text, events)?;
         self.hashes.push(self.core.hash());
         let outcome = self.judge().map_err(RuleError::Script)?;
         if let Some(o) = &outcome {
@@ -282,7 +308,7 @@ impl Game {
             return;
         }
         match counts.iter_mut().find(|(s, _)| *s == action.to) {
-            Some((_, c)) => *c += 1,
+            Some((_, c)) => *c = c.saturating_add(1),
             None => counts.push((action.to, 1)),
         }
     }

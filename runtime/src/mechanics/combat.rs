@@ -309,7 +309,7 @@ impl<B: Bits> Position<B> {
     }
 
     /// Moves a piece and everything that belongs to it (hit points, marks, flags).
-    fn carry(&mut self, t: &Tables<B>, from: usize, to: usize) {
+    pub(crate) fn carry(&mut self, t: &Tables<B>, from: usize, to: usize) {
         let code = self.remove(t, from);
         self.put(t, to, code);
         if from == to {
@@ -329,7 +329,7 @@ impl<B: Bits> Position<B> {
     }
 
     /// Clears everything that belonged to the piece on `sq` (it left the board).
-    fn forget(&mut self, sq: usize) {
+    pub(crate) fn forget(&mut self, sq: usize) {
         let cs = self.cs_mut();
         cs.hp.as_mut()[sq] = 0;
         cs.outside.as_mut()[sq] = 0;
@@ -419,8 +419,8 @@ impl<B: Bits> Position<B> {
                 Stage::Primary => {
                     let (base, cause) = match (en_passant, c.en_passant_damage) {
                         (true, Some(n)) => (n, Cause::EnPassant),
-                        (true, None) => (t.stats[k].damage * mult, Cause::EnPassant),
-                        _ => (t.stats[k].damage * mult, Cause::Primary),
+                        (true, None) => (t.stats[k].damage.saturating_mul(mult), Cause::EnPassant),
+                        _ => (t.stats[k].damage.saturating_mul(mult), Cause::Primary),
                     };
                     let g = self.cs().guarded.has(target);
                     let amount = self.divided(t, base, cause, g);
@@ -435,7 +435,7 @@ impl<B: Bits> Position<B> {
                             if p.side == us && !c.friendly_fire {
                                 continue;
                             }
-                            let base = t.stats[k].aoe * mult;
+                            let base = t.stats[k].aoe.saturating_mul(mult);
                             let g = self.cs().guarded.has(s);
                             let amount = self.divided(t, base, Cause::Aoe, g);
                             let dealt =
@@ -619,7 +619,7 @@ impl<B: Bits> Position<B> {
                     for s in self.area(t, c, kind, from, to) {
                         if self.piece_at(Square(s as u8)).is_some_and(|p| p.side != us || c.friendly_fire) {
                             let g = self.cs().guarded.has(s);
-                            let amount = self.divided(t, t.stats[kind].aoe * mult, Cause::Aoe, g);
+                            let amount = self.divided(t, t.stats[kind].aoe.saturating_mul(mult), Cause::Aoe, g);
                             self.hit(s, Some(from), amount, Cause::Aoe, "", ev);
                             damage = true;
                         }
@@ -686,6 +686,13 @@ impl<B: Bits> Position<B> {
     /// source are cleared; the divide aura is set on pieces in range, counts plies out of
     /// range for the others, and leaves the piece that just acted if it ended out of range.
     fn end_of_ply(&mut self, t: &Tables<B>, acted_at: Option<usize>) {
+        self.drop_separated_marks(t);
+        self.update_guard(t, acted_at);
+        self.rekey_combat(t);
+    }
+
+    /// Spent marks last only while the piece stays next to the source.
+    fn drop_separated_marks(&mut self, t: &Tables<B>) {
         if t.combat.as_ref().is_some_and(|c| c.multiply.is_some()) {
             for n in 0..MAX_SOURCES {
                 let cs = self.cs();
@@ -699,12 +706,11 @@ impl<B: Bits> Position<B> {
                 self.cs_mut().spent[n] &= keep;
             }
         }
-        self.update_guard(t, acted_at);
-        self.rekey_combat(t);
     }
 
-    fn update_guard(&mut self, t: &Tables<B>, acted_at: Option<usize>) {
-        let Some(d) = t.combat.as_ref().and_then(|c| c.divide.as_ref()) else { return };
+    /// The pieces within range of a friendly divide-aura source.
+    fn within_guard(&self, t: &Tables<B>) -> B {
+        let Some(d) = t.combat.as_ref().and_then(|c| c.divide.as_ref()) else { return B::EMPTY };
         let mut within = B::EMPTY;
         for side in Side::BOTH {
             let sources = self.pieces(side, d.source.index());
@@ -717,6 +723,43 @@ impl<B: Bits> Position<B> {
             }
             within |= near & self.by_side[side.index()];
         }
+        within
+    }
+
+    /// After a rule's command changed the board between stages (no ply has passed): marks
+    /// of pieces that left a source's range go, and pieces in range of a divide source hold
+    /// its aura, as in a position built afresh from this one; plies out of range are not
+    /// counted.
+    pub(crate) fn settle_combat(&mut self, t: &Tables<B>) {
+        if self.combat.is_none() {
+            return;
+        }
+        self.drop_separated_marks(t);
+        let within = self.within_guard(t);
+        let cs = self.cs_mut();
+        for s in within.iter() {
+            cs.outside.as_mut()[s] = 0;
+        }
+        cs.guarded |= within;
+        self.rekey_combat(t);
+    }
+
+    /// A piece a rule put on `sq` starts at full hit points (and, as a multiply-aura
+    /// source, with a stack to give).
+    pub(crate) fn combat_placed(&mut self, t: &Tables<B>, sq: usize) {
+        if self.combat.is_none() {
+            return;
+        }
+        let k = kind_of(self.code(sq));
+        self.cs_mut().hp.as_mut()[sq] = t.stats[k].hp;
+        if t.combat.as_ref().and_then(|c| c.multiply.as_ref()).is_some_and(|m| m.source.index() == k) {
+            self.new_source(sq);
+        }
+    }
+
+    fn update_guard(&mut self, t: &Tables<B>, acted_at: Option<usize>) {
+        let Some(d) = t.combat.as_ref().and_then(|c| c.divide.as_ref()) else { return };
+        let within = self.within_guard(t);
         let persist = d.persist_plies;
         let cs = self.cs_mut();
         let stale = cs.guarded & !within;

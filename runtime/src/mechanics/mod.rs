@@ -2,3 +2,5 @@
 //! (Promotion from a graveyard, freezing and waiting live in the position itself.)
 
 pub(crate) mod combat;
+pub(crate) mod commands;
+pub mod reserve;

@@ -450,7 +450,9 @@ pub(crate) fn in_check<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> bool {
 /// Counts the leaves of the legal-move tree to `depth` (depth-1 nodes are counted in
 /// bulk, as most perft tools do).
 pub(crate) fn perft<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, depth: u32) -> u64 {
-    let mut lists: Vec<Vec<Action>> = (0..depth.max(1)).map(|_| Vec::with_capacity(256)).collect();
+    // One list per level, made once; a depth beyond any real count (from a command line)
+    // must not reserve memory for levels a search can never reach.
+    let mut lists: Vec<Vec<Action>> = (0..depth.clamp(1, 64)).map(|_| Vec::with_capacity(256)).collect();
     perft_inner(pos, t, check, depth, &mut lists)
 }
 
@@ -458,7 +460,11 @@ fn perft_inner<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, depth: u3
     if depth == 0 {
         return 1;
     }
-    let (list, rest) = lists.split_first_mut().unwrap();
+    let mut spare = Vec::new();
+    let (list, rest) = match lists.split_first_mut() {
+        Some((list, rest)) => (list, rest),
+        None => (&mut spare, &mut [][..]),
+    };
     list.clear();
     legal(pos, t, check, list);
     if depth == 1 {

@@ -415,7 +415,8 @@ impl<B: Bits> Tables<B> {
         t.track_graveyard = t.promo.iter().flatten().any(|p| p.graveyard);
         if let Ok(setup) = crate::notation::fen::parse(v, &v.setup) {
             for (_, p) in &setup.pieces {
-                t.initial_count[p.side.index()][p.kind.index()] += 1;
+                let n = &mut t.initial_count[p.side.index()][p.kind.index()];
+                *n = n.saturating_add(1);
             }
         }
         t.combat = v.combat.clone();

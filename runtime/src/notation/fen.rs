@@ -15,6 +15,10 @@
 //! - `hp=e4:1,d5:3`: hit points of pieces not at full health;
 //! - `spent=e4:d3`: the stack of the aura source on d3 is spent on the piece on e4;
 //! - `guard=c3:1`: the piece on c3 still holds the divide aura out of range, 1 ply out.
+//!
+//! Each field is given once and must agree with the board and the rules (an en-passant
+//! square the last move skipped, frozen pieces in their zone…: `consistency.rs`); the
+//! board is read by characters, its counts bounded before they can overflow.
 
 use thiserror::Error;
 
@@ -66,7 +70,7 @@ pub enum FenError {
     Castling(String),
     #[error("en-passant field: {0}")]
     EnPassant(String),
-    #[error("{field} field: `{value}` is not a whole number")]
+    #[error("{field} field: `{value}` is not a whole number from 0 to 4294967295")]
     Counter { field: &'static str, value: String },
     #[error("position: {0}")]
     Position(String),
@@ -80,6 +84,12 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
     }
     let n = all.iter().position(|f| f.contains('=')).unwrap_or(all.len());
     let (fields, extras) = all.split_at(n);
+    if fields.is_empty() {
+        return Err(FenError::Board(format!(
+            "a FEN starts with the board (ranks separated by `/`); `{}` is a name=value field, which comes after the six fields",
+            all[0]
+        )));
+    }
     if fields.len() > 6 {
         return Err(FenError::Fields(fields[6].to_string()));
     }
@@ -130,8 +140,6 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
     let mut ep_victim = None;
     let ef = fields.get(3).copied().unwrap_or("-");
     if ef != "-" {
-        let mover = to_move.opponent();
-        let forward: i8 = if mover == Side::White { 1 } else { -1 };
         for name in ef.split(',') {
             let sq = g.parse(name).map_err(|e| FenError::EnPassant(e.to_string()))?;
             if pieces.iter().any(|&(s, _)| s == sq) {
@@ -139,36 +147,33 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
                     "{name} is occupied; an en-passant square is one a piece skipped"
                 )));
             }
-            // The piece that skipped it stands further along the mover's forward direction.
-            let mut s = g.offset(sq, (0, forward));
-            let mut victim = None;
-            while let Some(x) = s {
-                if let Some(&(_, p)) = pieces.iter().find(|&&(q, _)| q == x) {
-                    if p.side == mover {
-                        victim = Some(x);
-                    }
-                    break;
-                }
-                s = g.offset(x, (0, forward));
+            if en_passant.contains(&sq) {
+                return Err(FenError::EnPassant(format!("{name} is listed twice")));
             }
-            let Some(victim) = victim else {
-                return Err(FenError::EnPassant(format!(
-                    "no {mover} piece stands beyond {name} to be taken en passant"
-                )));
-            };
-            if ep_victim.is_some_and(|v| v != victim) {
-                return Err(FenError::EnPassant("the squares lead to different pieces".into()));
-            }
-            ep_victim = Some(victim);
             en_passant.push(sq);
         }
         en_passant.sort();
+        let mover = to_move.opponent();
+        let victims = super::consistency::en_passant_victims(v, &pieces, mover, &en_passant);
+        let Some(&victim) = victims.first() else {
+            let names: Vec<String> = en_passant.iter().map(|&q| v.square_name(q)).collect();
+            return Err(FenError::EnPassant(format!(
+                "no {mover} piece could have skipped {} on its last move (a skipping move from an empty \
+                 square of its start, over empty squares)",
+                names.join(" and ")
+            )));
+        };
+        ep_victim = Some(victim);
     }
 
     let counter = |i: usize, field: &'static str, default: u32| -> Result<u32, FenError> {
         match fields.get(i) {
             None => Ok(default),
-            Some(t) => t.parse().map_err(|_| FenError::Counter { field, value: t.to_string() }),
+            Some(t) => t
+                .parse()
+                .ok()
+                .filter(|_| t.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| FenError::Counter { field, value: t.to_string() }),
         }
     };
     let halfmove = counter(4, "halfmove", 0)?;
@@ -188,9 +193,14 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         spent: Vec::new(),
         guard: Vec::new(),
     };
+    let mut seen: Vec<&str> = Vec::new();
     for extra in extras {
         let (name, value) = extra.split_once('=').ok_or_else(|| FenError::Fields(extra.to_string()))?;
         let bad = |why: String| FenError::Extra { field: name.to_string(), why };
+        if seen.contains(&name) {
+            return Err(bad("given twice".into()));
+        }
+        seen.push(name);
         match name {
             "graveyard" => {
                 for c in value.chars() {
@@ -199,7 +209,10 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
                         .filter(|_| c.is_ascii_alphabetic())
                         .ok_or_else(|| bad(format!("`{c}` is not a piece letter of this variant")))?;
                     let side = if c.is_ascii_uppercase() { 0 } else { 1 };
-                    setup.graveyard[side][k.index()] += 1;
+                    let n = &mut setup.graveyard[side][k.index()];
+                    *n = n
+                        .checked_add(1)
+                        .ok_or_else(|| bad(format!("more than {} of a kind (`{c}`) in one graveyard", u8::MAX)))?;
                 }
             }
             "frozen" | "waiting" => {
@@ -237,6 +250,7 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         }
     }
     check_combat_fields(v, &setup)?;
+    super::consistency::check(v, &setup)?;
     Ok(setup)
 }
 
@@ -311,6 +325,16 @@ fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenErro
                 }
                 count = count * 10 + d as usize;
                 digits += 1;
+                // Past the widest board the count is wrong whatever follows; stopping here
+                // also keeps it from overflowing.
+                if count > crate::geometry::MAX_SIDE as usize {
+                    return Err(FenError::Board(format!(
+                        "rank {}: an empty count of more than {} squares; the board has {} files",
+                        rank + 1,
+                        crate::geometry::MAX_SIDE,
+                        g.files
+                    )));
+                }
                 continue;
             }
             flush(&mut file, &mut digits, &mut count);

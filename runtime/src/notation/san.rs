@@ -270,6 +270,11 @@ fn shape(v: &Variant, text: &str) -> Result<(Shape, Option<KindId>), String> {
     while let Some(rest) = t.strip_suffix(['!', '?', '+', '#']) {
         t = rest;
     }
+    // SAN is written in ASCII (piece letters are upper-case ASCII); byte offsets below
+    // rely on it.
+    if let Some(c) = t.chars().find(|c| !c.is_ascii()) {
+        return Err(format!("`{c}` cannot be part of a move"));
+    }
     let letter = |c: char| v.kind_by_letter(c).filter(|_| c.is_ascii_uppercase());
     let mut returned = None;
     if let Some((body, x)) = t.rsplit_once('+') {

@@ -216,7 +216,9 @@ impl LuaHooks {
             if let Err(e) =
                 lua.load(&script.text).set_name(format!("@{}", script.label)).set_mode(ChunkMode::Text).exec()
             {
-                let mut p = lua_problem(&script.label, &root_message(&e));
+                let text = root_message(&e);
+                let (message, traceback) = text.split_once("\nstack traceback:").unwrap_or((&text, ""));
+                let mut p = lua_problem(&script.label, &located(&script.label, message, traceback));
                 if p.message.contains("not enough memory") {
                     p.message = format!(
                         "the rules ran out of memory while loading ([scripting] memory_limit_mb = {})",
@@ -323,7 +325,7 @@ impl LuaHooks {
         {
             message
         } else {
-            format!("{}: {message}", self.label)
+            located(&self.label, &message, &traceback)
         };
         ScriptError { hook: hook.name().to_string(), message, traceback }
     }
@@ -340,6 +342,16 @@ impl LuaHooks {
 impl Hooks for LuaHooks {
     fn defines(&self, hook: Hook) -> bool {
         self.funcs[Hook::ALL.iter().position(|&h| h == hook).unwrap()].is_some()
+    }
+
+    fn place(&self, hook: Hook) -> Option<String> {
+        let f = self.funcs[Hook::ALL.iter().position(|&h| h == hook)?].as_ref()?;
+        let info = f.info();
+        let file = info.source.as_deref().and_then(|s| s.strip_prefix('@')).unwrap_or(&self.label).to_string();
+        Some(match info.line_defined {
+            Some(line) => format!("{file}:{line}"),
+            None => file,
+        })
     }
 
     fn before_action(&self, g: &mut HookGame<'_>, action: &str) -> Result<Option<String>, ScriptError> {
@@ -431,6 +443,41 @@ impl Hooks for LuaHooks {
             }
             other => Err(self.wrong_type(Hook::FilterActions, "a list of action strings", &other)),
         }
+    }
+}
+
+/// An error message with its place: as Lua wrote it when it has one, else the line the
+/// traceback shows. Lua adds no place to an error value that is not a string
+/// (`error({})`, `error(nil)`), nor to `error(text, 0)`.
+fn located(label: &str, message: &str, traceback: &str) -> String {
+    if message.starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '/') && message.contains(".lua:") {
+        return message.to_string();
+    }
+    let at = raising_line(traceback).unwrap_or_else(|| format!("{label}:"));
+    format!("{at} {}", raised_value(message))
+}
+
+/// `path:line:` of the first frame of a traceback that is in the rules (not in C, nor in
+/// the sandbox's own wrappers).
+fn raising_line(traceback: &str) -> Option<String> {
+    traceback.lines().map(str::trim).find_map(|l| {
+        let (src, rest) = l.split_once(':')?;
+        let (line, _) = rest.split_once(':')?;
+        let ours = src.starts_with('[') || src == "prelude" || src == "freeze";
+        (!ours && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then(|| format!("{src}:{line}:"))
+    })
+}
+
+/// An error value as a message: a value that is no text (Lua shows a table as its heap
+/// address) is named by its type.
+fn raised_value(message: &str) -> String {
+    let address = message.split_once(": 0x").filter(|(t, a)| {
+        ["table", "function", "userdata", "thread"].contains(t) && a.bytes().all(|b| b.is_ascii_hexdigit())
+    });
+    match (address, message) {
+        (Some((t, _)), _) => format!("error raised with a {t} value instead of a message"),
+        (None, "nil" | "true" | "false") => format!("error raised with {message} instead of a message"),
+        _ => message.to_string(),
     }
 }
 

@@ -26,6 +26,14 @@ use super::config::Weights;
 pub(crate) const ROYAL_VALUE: i32 = 10_000;
 /// The phase scale: 256 is the opening's material, 0 bare royals and pawns.
 const PHASE: i32 = 256;
+/// Piece values count up to this much (a thousand pawns), whatever the TOML says, so the
+/// evaluation's integer arithmetic never overflows.
+const MAX_VALUE: i32 = 100_000;
+
+/// A kind's value as the evaluation uses it.
+fn worth(kind: &crate::variant::Kind) -> i32 {
+    kind.value.clamp(-MAX_VALUE, MAX_VALUE)
+}
 
 /// Evaluation tables for one variant and one set of weights (width-independent).
 #[derive(Debug, Clone)]
@@ -38,7 +46,7 @@ pub(crate) struct Evaluator {
     /// Per kind: its weight in the game phase (the material of non-royal,
     /// non-`progress` kinds).
     phase_of: [i32; MAX_KINDS],
-    phase_total: i32,
+    phase_total: i64,
     /// Kinds whose mobility counts (bit per kind).
     mobile: u32,
     royal: u32,
@@ -127,7 +135,7 @@ impl Evaluator {
             mobility: w.mobility,
             shelter: w.king_shelter,
             tempo: w.tempo,
-            hp_share: std::array::from_fn(|k| v.kinds.get(k).map_or(0, |kind| kind.value * w.hp / 100)),
+            hp_share: std::array::from_fn(|k| v.kinds.get(k).map_or(0, |kind| worth(kind) * w.hp / 100)),
             royal_hp: w.royal_hp,
             stacks: w.stacks,
             guarded: w.guarded,
@@ -152,9 +160,9 @@ impl Evaluator {
                 let centrality = |s: usize| (reach[s] * nsq as i32 - total) * 100 / nsq as i32;
                 let value = if kind.royal && !v.rules.check {
                     // Without the check rule a royal piece can be taken: it is worth the game.
-                    ROYAL_VALUE.max(kind.value)
+                    ROYAL_VALUE.max(worth(kind))
                 } else if kind.value != 0 || kind.royal {
-                    kind.value
+                    worth(kind)
                 } else {
                     100 + 25 * total / nsq as i32
                 };
@@ -213,7 +221,7 @@ impl Evaluator {
         }
         // The phase's full scale: the material of the starting position.
         if let Ok(setup) = crate::notation::fen::parse(v, &v.setup) {
-            e.phase_total = setup.pieces.iter().map(|(_, p)| e.phase_of[p.kind.index()]).sum();
+            e.phase_total = setup.pieces.iter().map(|(_, p)| e.phase_of[p.kind.index()] as i64).sum();
         }
         e
     }
@@ -224,21 +232,22 @@ impl Evaluator {
         if self.phase_total <= 0 {
             return 0;
         }
-        let mut m = 0;
+        let mut m = 0i64;
         let mut ks = self.mobile;
         while ks != 0 {
             let k = ks.trailing_zeros() as usize;
             ks &= ks - 1;
-            m += self.phase_of[k] * pos.by_kind[k].count() as i32;
+            m += self.phase_of[k] as i64 * pos.by_kind[k].count() as i64;
         }
-        (m * PHASE / self.phase_total).min(PHASE)
+        (m * PHASE as i64 / self.phase_total).min(PHASE as i64) as i32
     }
 
     /// The score of `pos` for the side to move, in centipawns.
     pub fn evaluate<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>) -> i32 {
         let phase = self.phase(pos);
         let occ = pos.by_side[0] | pos.by_side[1];
-        let (mut mg, mut eg, mut mob, mut shelter) = (0i32, 0i32, 0i32, 0i32);
+        // Sums in 64 bits: a board full of valuable pieces must not overflow.
+        let (mut mg, mut eg, mut mob, mut shelter) = (0i64, 0i64, 0i64, 0i64);
         for side in Side::BOTH {
             let s = side.index();
             let sign = if side == Side::White { 1 } else { -1 };
@@ -252,40 +261,44 @@ impl Evaluator {
                 let mobile = self.mobile & (1 << k) != 0 && self.mobility != 0;
                 let royal = self.royal & (1 << k) != 0;
                 for sq in pcs.iter() {
-                    mg += sign * self.mg[base + sq];
-                    eg += sign * self.eg[base + sq];
+                    mg += sign * self.mg[base + sq] as i64;
+                    eg += sign * self.eg[base + sq] as i64;
                     if mobile {
-                        mob += sign * mobility(t, &t.kinds[s][k].atoms, sq, occ, own).count() as i32;
+                        mob += sign * mobility(t, &t.kinds[s][k].atoms, sq, occ, own).count() as i64;
                     } else if royal && self.shelter != 0 {
-                        shelter += sign * (t.adjacent[sq] & own).count() as i32;
+                        shelter += sign * (t.adjacent[sq] & own).count() as i64;
                     }
                 }
             }
         }
         let combat = if pos.combat.is_some() { self.combat(pos, t) } else { 0 };
-        let white = (mg * phase + eg * (PHASE - phase)) / PHASE
-            + mob * self.mobility
-            + shelter * self.shelter * phase / PHASE
+        let (phase, full) = (phase as i64, PHASE as i64);
+        let white = (mg * phase + eg * (full - phase)) / full
+            + mob * self.mobility as i64
+            + shelter * self.shelter as i64 * phase / full
             + combat;
-        (if pos.stm == Side::White { white } else { -white }) + self.tempo
+        let score = (if pos.stm == Side::White { white } else { -white }) + self.tempo as i64;
+        // Below the mate scores, so that no material count reads as a mate.
+        let most = super::engine::MATE_BOUND as i64 - 1;
+        score.clamp(-most, most) as i32
     }
 
     /// With hit points (white's view): damaged pieces are worth less, a wounded royal piece
     /// is a liability, stacks (damage to deal) and guard (damage halved) are assets.
-    fn combat<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>) -> i32 {
-        let mut score = 0;
+    fn combat<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>) -> i64 {
+        let mut score = 0i64;
         for side in Side::BOTH {
             let sign = if side == Side::White { 1 } else { -1 };
             for sq in pos.by_side[side.index()].iter() {
                 let k = crate::position::kind_of(pos.code(sq));
                 let (hp, max, stacks, guarded) = pos.combat_terms(t, sq, side, k);
-                let lost = max.saturating_sub(hp) as i32;
+                let lost = max.saturating_sub(hp) as i64;
                 if self.royal & (1 << k) != 0 {
-                    score -= sign * lost * self.royal_hp;
+                    score -= sign * lost * self.royal_hp as i64;
                 } else if max > 0 {
-                    score -= sign * self.hp_share[k] * lost / max as i32;
+                    score -= sign * self.hp_share[k] as i64 * lost / max as i64;
                 }
-                score += sign * (stacks as i32 * self.stacks + guarded as i32 * self.guarded);
+                score += sign * (stacks as i64 * self.stacks as i64 + guarded as i64 * self.guarded as i64);
             }
         }
         score
@@ -302,7 +315,7 @@ impl Evaluator {
             let mut counts = [[0u8; MAX_KINDS]; 2];
             for (s, row) in counts.iter_mut().enumerate() {
                 for (k, c) in row.iter_mut().enumerate().take(self.nkinds) {
-                    *c = (pos.by_kind[k] & pos.by_side[s]).count() as u8;
+                    *c = (pos.by_kind[k] & pos.by_side[s]).count().min(u8::MAX as u32) as u8;
                 }
             }
             if self.insufficient.iter().any(|pair| {

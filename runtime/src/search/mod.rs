@@ -18,6 +18,7 @@ pub mod config;
 mod engine;
 pub(crate) mod eval;
 pub(crate) mod fast;
+pub mod opponent;
 pub(crate) mod slow;
 pub mod solo;
 mod tt;

@@ -17,9 +17,13 @@
 //!
 //! - [`Forge`]: a solo variant compiled for play (its targets precomputed);
 //! - [`SoloBoard`]: a dealt board (the stacks), read from and written as text;
-//! - [`SoloGame`]: a board in play, with its score, clock reading, undo and snapshot.
+//! - [`SoloGame`]: a board in play, with its score, clock reading, undo and snapshot;
+//! - [`Stopwatch`]: the time played from wall-clock readings, pauses excluded;
+//! - [`duel`]: two players on one board, the result and Elo ratings.
 
 mod board;
+mod clock;
+pub mod duel;
 mod game;
 mod snapshot;
 
@@ -32,6 +36,7 @@ use crate::piece::KindId;
 use crate::variant::{Shape, SoloRules, TurnModel, Variant};
 
 pub use board::{BoardTextError, SoloBoard};
+pub use clock::{ClockError, Stopwatch};
 pub use game::{SoloEvent, SoloGame, Status, TimeRule};
 pub use snapshot::SoloSnapshotError;
 

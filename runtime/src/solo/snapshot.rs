@@ -60,7 +60,7 @@ impl SoloEvent {
         let kind = |k: crate::piece::KindId| v.kind(k).name.clone();
         match self {
             SoloEvent::Struck { square, kind: k, hits } => {
-                format!("struck the {} on {} ({hits} hits)", kind(*k), sq(*square))
+                format!("struck the {} on {} ({hits} hit{})", kind(*k), sq(*square), if *hits == 1 { "" } else { "s" })
             }
             SoloEvent::Revealed { square, kind: k } => format!("{} now shows a {}", sq(*square), kind(*k)),
             SoloEvent::Cleared { square } => format!("{} is cleared", sq(*square)),

@@ -9,44 +9,12 @@ use toml::Spanned;
 
 use serde::Deserialize;
 
+use super::diagnostics::{Diagnostics, structural_problem, variant_name};
 use super::schema::{self, VariantFile, VectorSpec};
 use super::source::{self, Override, Sources};
 use super::*;
 use crate::error::{LoadError, Problem};
 use crate::piece::MAX_KINDS;
-
-/// Collects problems with their places.
-pub(crate) struct Diagnostics<'a> {
-    pub sources: &'a Sources,
-    pub problems: Vec<Problem>,
-}
-
-impl<'a> Diagnostics<'a> {
-    pub fn new(sources: &'a Sources) -> Self {
-        Diagnostics { sources, problems: Vec::new() }
-    }
-
-    pub fn at(&mut self, span: Range<usize>, message: impl Into<String>) {
-        self.problems.push(self.sources.problem(span, message));
-    }
-
-    pub fn finish(mut self) -> Result<(), LoadError> {
-        if self.problems.is_empty() {
-            Ok(())
-        } else {
-            // Files in merge order, then by position; overrides last.
-            self.problems.sort_by_key(|p| (p.file.starts_with("--set"), p.line, p.col));
-            Err(LoadError::Invalid { problems: self.problems })
-        }
-    }
-}
-
-/// Turns a TOML error into a located problem, with a "did you mean" for misspelt keys.
-pub(crate) fn toml_problem(d: &mut Diagnostics, e: &toml::de::Error) {
-    let mut message = e.message().trim().to_string();
-    message.push_str(&crate::suggest::for_unknown_field(&message));
-    d.at(e.span().unwrap_or(0..0), message);
-}
 
 /// One `variant.toml` of an `extends` chain.
 pub(crate) struct Input {
@@ -56,8 +24,13 @@ pub(crate) struct Input {
 }
 
 /// Compiles a chain of files (the root ancestor first, the variant itself last) with
-/// overrides laid on top.
-pub(crate) fn compile(files: Vec<Input>, overrides: &[Override], dir: Option<PathBuf>) -> Result<Variant, LoadError> {
+/// overrides laid on top. `default_name` (the folder's) names a file without `name`.
+pub(crate) fn compile(
+    files: Vec<Input>,
+    overrides: &[Override],
+    dir: Option<PathBuf>,
+    default_name: Option<&str>,
+) -> Result<Variant, LoadError> {
     let mut sources = Sources::default();
     for f in files {
         sources.add(&f.label, f.text, false);
@@ -95,18 +68,18 @@ pub(crate) fn compile(files: Vec<Input>, overrides: &[Override], dir: Option<Pat
         return Err(d.finish().unwrap_err());
     }
     let data = toml::Table::deserialize(toml::de::Deserializer::from(root.clone())).unwrap_or_default();
-    let spec = match VariantFile::deserialize(toml::de::Deserializer::from(root)) {
-        Ok(s) => s,
-        Err(e) => {
-            toml_problem(&mut d, &e);
-            return Err(d.finish().unwrap_err());
-        }
+    // Every unknown key and wrong type at once; with unknown keys only, the file still
+    // means something, and its semantic problems are listed with them.
+    let structural = super::structure::deserialize::<VariantFile>(&root);
+    for (span, message) in &structural.problems {
+        structural_problem(&mut d, span.clone(), message);
+    }
+    d.quiet = structural.lost;
+    let Some(spec) = structural.value else {
+        return Err(d.finish().unwrap_err());
     };
-    let default_name = dir
-        .as_ref()
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "unnamed".into());
+    // The name, checked: it becomes part of paths (the saved game's folder).
+    let default_name = variant_name(&mut d, spec.name.as_ref(), default_name);
     let file = sources.label(nfiles - 1).to_string();
     let solo = spec.turns.model.as_ref().is_some_and(|m| m.get_ref() == "solo");
     let variant = Compiler { d: &mut d, solo }.build(spec, default_name, dir);
@@ -148,7 +121,7 @@ impl Compiler<'_, '_> {
 
     /// Builds the variant; returns `None` when a problem makes that impossible (the
     /// problems are in the diagnostics).
-    fn build(&mut self, spec: VariantFile, default_name: String, dir: Option<PathBuf>) -> Option<Variant> {
+    fn build(&mut self, spec: VariantFile, name: String, dir: Option<PathBuf>) -> Option<Variant> {
         let geometry = match Geometry::new(*spec.board.files.get_ref(), *spec.board.ranks.get_ref()) {
             Ok(g) => g,
             Err(e) => {
@@ -310,12 +283,15 @@ impl Compiler<'_, '_> {
             (None, _) => None,
         };
 
+        let tile = (geometry.files as i32, geometry.ranks as i32);
+        let (reserve, world) = super::world_rules::compile(&spec, turns, &kinds, &regions, tile, self.d);
         let variant = Variant {
-            name: spec.name.unwrap_or(default_name),
+            name,
             title: spec.title.unwrap_or_default(),
             summary: spec.summary.unwrap_or_default(),
             turns: turns.unwrap_or(TurnModel::Alternate),
             dir,
+            builtin: None,
             geometry,
             kinds,
             regions,
@@ -330,6 +306,8 @@ impl Compiler<'_, '_> {
             clock,
             solo,
             scoring,
+            reserve,
+            world,
             scripting: ScriptLimits {
                 memory_limit_mb: *spec.scripting.memory_limit_mb.get_ref(),
                 instruction_limit: *spec.scripting.instruction_limit.get_ref(),
@@ -509,7 +487,7 @@ impl Compiler<'_, '_> {
             },
             VectorSpec::List(list) => {
                 let mut out = Vec::new();
-                for &[dx, dy] in list {
+                for &schema::Pair(dx, dy) in list {
                     if (dx, dy) == (0, 0) || dx.abs() > 15 || dy.abs() > 15 {
                         self.err(
                             span.clone(),
@@ -634,21 +612,26 @@ impl Compiler<'_, '_> {
         let mut shapes = Vec::new();
         for (name, sh) in spec.shapes.iter() {
             let s = sh.get_ref();
-            let offsets = |list: &[[i32; 2]]| {
-                list.iter().map(|&[x, y]| (x.clamp(-15, 15) as i8, y.clamp(-15, 15) as i8)).collect::<Vec<_>>()
+            let mut offsets = |list: &[Spanned<schema::Pair>]| {
+                let mut out = Vec::new();
+                for p in list {
+                    let schema::Pair(x, y) = *p.get_ref();
+                    if x.abs() > 15 || y.abs() > 15 {
+                        self.err(p.span(), format!("shape `{name}`: offset [{x}, {y}] must be within -15..15"));
+                    } else {
+                        out.push((x as i8, y as i8));
+                    }
+                }
+                out
             };
+            let (any, orthogonal, diagonal) = (offsets(&s.any), offsets(&s.orthogonal), offsets(&s.diagonal));
             if s.any.is_empty() && s.orthogonal.is_empty() && s.diagonal.is_empty() {
                 self.err(
                     sh.span(),
                     format!("shape `{name}` has no squares (give `any`, `orthogonal` or `diagonal` offsets)"),
                 );
             }
-            shapes.push(AreaShape {
-                name: name.clone(),
-                any: offsets(&s.any),
-                orthogonal: offsets(&s.orthogonal),
-                diagonal: offsets(&s.diagonal),
-            });
+            shapes.push(AreaShape { name: name.clone(), any, orthogonal, diagonal });
         }
         let Some(c) = &spec.combat else {
             for (name, piece) in spec.pieces.iter() {
@@ -955,7 +938,7 @@ impl Compiler<'_, '_> {
             for (i, part) in parts.iter().enumerate().take(2) {
                 for c in part.chars() {
                     match kind_of(c) {
-                        Some(k) => pair[i][k] += 1,
+                        Some(k) => pair[i][k] = pair[i][k].saturating_add(1),
                         None => ok = false,
                     }
                 }

@@ -1,35 +1,135 @@
-//! Finding variants: by path, or by name under `scripts/` and the folders of `VARIA_PATH`.
+//! Finding variants and reading their files: by path, or by name in the folders of
+//! `VARIA_PATH`, then `./scripts`, then the variants built into the library.
+//!
+//! A variant's files come from an [`Origin`]: a folder on disk or a built-in variant.
+//! Folders on the search path override built-in variants of the same name, and add to
+//! them; nothing depends on where the library was built.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::Variant;
+use super::builtin::{BuiltIn, built_in, built_in_named};
 use super::compile::{Input, compile};
 use super::source::Override;
 use crate::error::{LoadError, Problem};
 
-/// The folders searched for variants by name, in order: each entry of `VARIA_PATH`
-/// (separated like `PATH`), `./scripts`, and the `scripts/` folder this library was
-/// built from (so the shipped variants are found from anywhere in the checkout).
+/// Where a variant's files are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A folder on disk holding its `variant.toml`.
+    Folder(PathBuf),
+    /// Built into the library (the shipped variants).
+    BuiltIn(&'static BuiltIn),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Folder(p) => f.write_str(&display_path(p)),
+            Origin::BuiltIn(_) => f.write_str("built in"),
+        }
+    }
+}
+
+/// A file of a variant, read.
+struct File {
+    /// How messages name it.
+    label: String,
+    text: String,
+    /// Its path on disk (none for a built-in file).
+    path: Option<PathBuf>,
+}
+
+impl Origin {
+    /// One of its files (`variant.toml`, `rules.lua`), or `None` if it has none.
+    fn read(&self, name: &str) -> Result<Option<File>, LoadError> {
+        match self {
+            Origin::Folder(dir) => {
+                let path = dir.join(name);
+                if !path.is_file() {
+                    return Ok(None);
+                }
+                let label = display_path(&path);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| LoadError::Io { path: label.clone(), message: e.to_string() })?;
+                Ok(Some(File { label, text, path: Some(path) }))
+            }
+            Origin::BuiltIn(b) => {
+                let Some(bytes) = b.file(name) else { return Ok(None) };
+                let label = b.label(name);
+                let text = std::str::from_utf8(bytes)
+                    .map_err(|e| LoadError::Io { path: label.clone(), message: format!("not UTF-8 text: {e}") })?;
+                Ok(Some(File { label, text: text.to_string(), path: None }))
+            }
+        }
+    }
+
+    /// Its `variant.toml`, which every variant has.
+    fn variant_toml(&self) -> Result<File, LoadError> {
+        self.read("variant.toml")?.ok_or_else(|| LoadError::NotAVariant { path: self.to_string() })
+    }
+
+    /// The same variant whoever names it: its canonical folder, or its built-in name.
+    fn identity(&self) -> String {
+        match self {
+            Origin::Folder(d) => d.canonicalize().unwrap_or_else(|_| d.clone()).display().to_string(),
+            Origin::BuiltIn(b) => b.label(""),
+        }
+    }
+}
+
+/// A variant found by [`known_variants`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub name: String,
+    pub origin: Origin,
+}
+
+/// The folders searched for variants by name, before the built-in variants, in order:
+/// each entry of `VARIA_PATH` (separated like `PATH`), then `./scripts`; only those that
+/// exist, each once.
 pub fn search_path() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("VARIA_PATH")
-        .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())
+    candidate_folders().into_iter().map(|(d, _)| d).filter(|d| d.is_dir()).collect()
+}
+
+/// Every folder that would be searched, existing or not, with where it was named.
+fn candidate_folders() -> Vec<(PathBuf, Option<&'static str>)> {
+    let mut dirs: Vec<(PathBuf, Option<&'static str>)> = std::env::var_os("VARIA_PATH")
+        .map(|v| {
+            std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).map(|p| (p, Some("VARIA_PATH"))).collect()
+        })
         .unwrap_or_default();
-    dirs.push(PathBuf::from("scripts"));
-    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("scripts"));
+    dirs.push((PathBuf::from("./scripts"), None));
     let mut seen = Vec::new();
-    dirs.retain(|d| {
+    dirs.retain(|(d, _)| {
         let key = d.canonicalize().unwrap_or_else(|_| d.clone());
         let new = !seen.contains(&key);
         seen.push(key);
-        new && d.is_dir()
+        new
     });
     dirs
 }
 
-/// The names of every variant on the search path, sorted, without duplicates (the
-/// first folder that has a name wins).
-pub fn known_variants() -> Vec<(String, PathBuf)> {
-    let mut out: Vec<(String, PathBuf)> = Vec::new();
+/// Where a variant is looked for by name, for messages: each folder (saying when it
+/// does not exist), then the built-in variants.
+pub fn looked_in() -> Vec<String> {
+    let mut out: Vec<String> = candidate_folders()
+        .into_iter()
+        .map(|(d, from)| {
+            let notes: Vec<&str> = from.into_iter().chain((!d.is_dir()).then_some("no such folder")).collect();
+            if notes.is_empty() { d.display().to_string() } else { format!("{} ({})", d.display(), notes.join(", ")) }
+        })
+        .collect();
+    out.push(if built_in().is_empty() { "no built-in variants".into() } else { "the built-in variants".into() });
+    out
+}
+
+/// Every variant that can be named, sorted by name: the variant folders of the search
+/// path (the first folder that has a name wins), then the built-in variants that no
+/// folder overrides.
+pub fn known_variants() -> Vec<Found> {
+    let mut out: Vec<Found> = Vec::new();
     for dir in search_path() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -42,32 +142,63 @@ pub fn known_variants() -> Vec<(String, PathBuf)> {
             .collect();
         found.sort();
         for (name, path) in found {
-            if !out.iter().any(|(n, _)| *n == name) {
-                out.push((name, path));
+            if !out.iter().any(|f| f.name == name) {
+                out.push(Found { name, origin: Origin::Folder(path) });
             }
         }
     }
-    out.sort();
+    for b in built_in() {
+        if !out.iter().any(|f| f.name == b.name) {
+            out.push(Found { name: b.name.to_string(), origin: Origin::BuiltIn(b) });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 
-/// The folder of a variant given by name or path.
-pub fn find(name_or_path: &str) -> Result<PathBuf, LoadError> {
+/// Whether a variant argument is a path (`./mine`, `a/b`, `/abs`, `x/variant.toml`)
+/// rather than a name.
+fn is_path(s: &str) -> bool {
+    s.chars().any(std::path::is_separator) || s.starts_with('.') || Path::new(s).is_absolute() || s.ends_with(".toml")
+}
+
+/// The variant given by name or path. A path must be a variant folder (or its
+/// `variant.toml`); a name is looked up with [`known_variants`], and last as a folder
+/// of the working directory.
+pub fn find(name_or_path: &str) -> Result<Origin, LoadError> {
     let p = Path::new(name_or_path);
-    if p.is_file() && p.file_name().is_some_and(|n| n == "variant.toml") {
-        return Ok(p.parent().map(Path::to_path_buf).unwrap_or_default());
-    }
-    if p.join("variant.toml").is_file() && (p.components().count() > 1 || name_or_path.starts_with('.')) {
-        return Ok(p.to_path_buf());
+    if is_path(name_or_path) {
+        return folder_at(p);
     }
     let known = known_variants();
-    if let Some((_, path)) = known.iter().find(|(n, _)| n == name_or_path) {
-        return Ok(path.clone());
+    if let Some(f) = known.iter().find(|f| f.name == name_or_path) {
+        return Ok(f.origin.clone());
     }
     if p.join("variant.toml").is_file() {
-        return Ok(p.to_path_buf());
+        return Ok(Origin::Folder(p.to_path_buf()));
     }
-    Err(LoadError::NotFound { name: name_or_path.to_string(), known: known.into_iter().map(|(n, _)| n).collect() })
+    let names: Vec<String> = known.into_iter().map(|f| f.name).collect();
+    let hint = crate::suggest::did_you_mean(name_or_path, names.iter().map(String::as_str));
+    Err(LoadError::NotFound { name: name_or_path.to_string(), hint, known: names, looked_in: looked_in() })
+}
+
+/// The variant folder at a path (a folder, or its `variant.toml`).
+fn folder_at(p: &Path) -> Result<Origin, LoadError> {
+    let shown = p.display().to_string();
+    if p.is_file() {
+        if p.file_name().is_some_and(|n| n == "variant.toml") {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            return Ok(Origin::Folder(dir.to_path_buf()));
+        }
+        return Err(LoadError::NotAVariant { path: shown });
+    }
+    if !p.is_dir() {
+        return Err(LoadError::NoSuchFolder { path: shown });
+    }
+    if !p.join("variant.toml").is_file() {
+        return Err(LoadError::NotAVariant { path: shown });
+    }
+    Ok(Origin::Folder(p.to_path_buf()))
 }
 
 /// A path to show in messages: relative to the working directory when inside it.
@@ -91,7 +222,7 @@ pub struct Script {
 pub(crate) struct Chain {
     pub files: Vec<Input>,
     pub scripts: Vec<Script>,
-    /// Every file read, for reloading.
+    /// Every file read from disk, for reloading.
     pub paths: Vec<PathBuf>,
 }
 
@@ -107,17 +238,49 @@ fn located(label: &str, text: &str, span: std::ops::Range<usize>, message: Strin
     LoadError::Invalid { problems: vec![Problem { file: label.to_string(), line, col, message }] }
 }
 
-/// Reads `text` (labelled `label`, living in `dir` if it is a file) and, first, every
+/// The variant an `extends` value names, from a file of `origin` (none: TOML text,
+/// whose relative paths start from the working directory).
+fn parent_of(parent: &str, origin: Option<&Origin>) -> Result<Origin, String> {
+    if !is_path(parent) {
+        return find(parent).map_err(|e| e.to_string());
+    }
+    match origin {
+        Some(Origin::BuiltIn(b)) => {
+            // A built-in variant's relative path can only name a sibling: `../standard`.
+            let mut parts: Vec<&str> = vec![b.name];
+            let mut escapes = Path::new(parent).is_absolute();
+            for part in parent.split(std::path::is_separator) {
+                match part {
+                    "" | "." => {}
+                    ".." => escapes |= parts.pop().is_none(),
+                    name => parts.push(name),
+                }
+            }
+            match parts.as_slice() {
+                [name] if !escapes => built_in_named(name).map(Origin::BuiltIn),
+                _ => None,
+            }
+            .ok_or_else(|| format!("`{parent}` is not a built-in variant (built-in variants extend others by name)"))
+        }
+        Some(Origin::Folder(dir)) => {
+            let p = dir.join(parent);
+            let p = p.canonicalize().unwrap_or(p);
+            folder_at(&p).map_err(|e| e.to_string())
+        }
+        None => folder_at(Path::new(parent)).map_err(|e| e.to_string()),
+    }
+}
+
+/// Reads `text` (labelled `label`, a file of `origin` if it is one) and, first, every
 /// variant it extends.
-pub(crate) fn read_chain(
+fn read_chain(
     label: String,
     text: String,
-    dir: Option<&Path>,
+    origin: Option<&Origin>,
     chain: &mut Chain,
     seen: &mut Vec<String>,
 ) -> Result<(), LoadError> {
-    // Identity by canonical folder, so `../a/../b` and `b` are the same variant.
-    let key = dir.and_then(|d| d.canonicalize().ok()).map_or(label.clone(), |d| d.display().to_string());
+    let key = origin.map_or(label.clone(), Origin::identity);
     if seen.contains(&key) {
         seen.push(key.clone());
         return Err(LoadError::Invalid {
@@ -131,50 +294,48 @@ pub(crate) fn read_chain(
     }
     seen.push(key);
     if let Some((parent, span)) = extends_of(&text) {
-        let pdir = if parent.contains('/') || parent.starts_with('.') {
-            let base = dir.map(Path::to_path_buf).unwrap_or_default();
-            let p = base.join(&parent);
-            let p = p.canonicalize().unwrap_or(p);
-            if !p.join("variant.toml").is_file() {
-                return Err(located(&label, &text, span, format!("extends: no variant.toml in `{}`", p.display())));
-            }
-            p
-        } else {
-            find(&parent).map_err(|e| located(&label, &text, span.clone(), format!("extends: {e}")))?
-        };
-        let pfile = pdir.join("variant.toml");
-        let ptext = std::fs::read_to_string(&pfile)
-            .map_err(|e| LoadError::Io { path: display_path(&pfile), message: e.to_string() })?;
-        read_chain(display_path(&pfile), ptext, Some(&pdir), chain, seen)?;
+        let porigin =
+            parent_of(&parent, origin).map_err(|e| located(&label, &text, span.clone(), format!("extends: {e}")))?;
+        let pfile = porigin.variant_toml()?;
+        read_chain(pfile.label, pfile.text, Some(&porigin), chain, seen)?;
     }
-    if let Some(d) = dir {
-        let lua = d.join("rules.lua");
-        if lua.is_file() {
-            let text = std::fs::read_to_string(&lua)
-                .map_err(|e| LoadError::Io { path: display_path(&lua), message: e.to_string() })?;
-            chain.scripts.push(Script { label: display_path(&lua), text });
-            chain.paths.push(lua);
+    if let Some(o) = origin
+        && let Some(lua) = o.read("rules.lua")?
+    {
+        if let Some(p) = lua.path {
+            chain.paths.push(p);
         }
+        chain.scripts.push(Script { label: lua.label, text: lua.text });
     }
-    if let Some(d) = dir {
+    if let Some(Origin::Folder(d)) = origin {
         chain.paths.push(d.join("variant.toml"));
     }
     chain.files.push(Input { label, text });
     Ok(())
 }
 
+/// Loads a variant by name or path.
 pub(crate) fn load(name_or_path: &str, overrides: &[Override]) -> Result<Variant, LoadError> {
-    let dir = find(name_or_path)?;
-    let file = dir.join("variant.toml");
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| LoadError::Io { path: display_path(&file), message: e.to_string() })?;
+    load_from(&find(name_or_path)?, overrides)
+}
+
+/// Loads the variant at `origin`.
+pub(crate) fn load_from(origin: &Origin, overrides: &[Override]) -> Result<Variant, LoadError> {
+    let file = origin.variant_toml()?;
     let mut chain = Chain { files: Vec::new(), scripts: Vec::new(), paths: Vec::new() };
-    read_chain(display_path(&file), text, Some(&dir), &mut chain, &mut Vec::new())?;
-    let dir_abs = dir.canonicalize().unwrap_or(dir);
-    let mut v = compile(chain.files, overrides, Some(dir_abs))?;
-    v.scripts = chain.scripts;
-    v.sources = chain.paths;
-    attach_scripts(&mut v)?;
+    read_chain(file.label, file.text, Some(origin), &mut chain, &mut Vec::new())?;
+    let (dir, default_name) = match origin {
+        Origin::Folder(d) => {
+            let dir = d.canonicalize().unwrap_or_else(|_| d.clone());
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+            (Some(dir), name)
+        }
+        Origin::BuiltIn(b) => (None, Some(b.name.to_string())),
+    };
+    let mut v = finish(chain, overrides, dir, default_name)?;
+    if let Origin::BuiltIn(b) = origin {
+        v.builtin = Some(b);
+    }
     Ok(v)
 }
 
@@ -182,7 +343,16 @@ pub(crate) fn load(name_or_path: &str, overrides: &[Override]) -> Result<Variant
 pub(crate) fn load_text(text: &str, label: &str, overrides: &[Override]) -> Result<Variant, LoadError> {
     let mut chain = Chain { files: Vec::new(), scripts: Vec::new(), paths: Vec::new() };
     read_chain(label.to_string(), text.to_string(), None, &mut chain, &mut Vec::new())?;
-    let mut v = compile(chain.files, overrides, None)?;
+    finish(chain, overrides, None, None)
+}
+
+fn finish(
+    chain: Chain,
+    overrides: &[Override],
+    dir: Option<PathBuf>,
+    default_name: Option<String>,
+) -> Result<Variant, LoadError> {
+    let mut v = compile(chain.files, overrides, dir, default_name.as_deref())?;
     v.scripts = chain.scripts;
     v.sources = chain.paths;
     attach_scripts(&mut v)?;
@@ -196,4 +366,34 @@ fn attach_scripts(v: &mut Variant) -> Result<(), LoadError> {
         v.hooks = Some(std::sync::Arc::new(crate::script::LuaHooks::load(v)?));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_built_in_variant_extends_a_sibling_by_relative_path_and_no_further() {
+        let cc = Origin::BuiltIn(built_in_named("chessception").unwrap());
+        let standard = Origin::BuiltIn(built_in_named("standard").unwrap());
+        assert_eq!(parent_of("../standard", Some(&cc)), Ok(standard.clone()));
+        assert_eq!(parent_of("./../standard/", Some(&cc)), Ok(standard));
+        for outside in ["../../standard", "/standard", "../nothing", "../chessception/../../x/../standard"] {
+            assert_eq!(
+                parent_of(outside, Some(&cc)),
+                Err(format!("`{outside}` is not a built-in variant (built-in variants extend others by name)")),
+                "{outside}"
+            );
+        }
+    }
+
+    #[test]
+    fn paths_and_names_are_told_apart() {
+        for path in ["./x", "../x", "a/b", "/abs", "x.toml", ".hidden"] {
+            assert!(is_path(path), "{path}");
+        }
+        for name in ["standard", "my-variant", "v2"] {
+            assert!(!is_path(name), "{name}");
+        }
+    }
 }

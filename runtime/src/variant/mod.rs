@@ -4,12 +4,17 @@
 //! every game of it. It holds the rules in the designer's terms (kinds, atoms, regions,
 //! castling entries, draw rules) and the precomputed move tables for its board width.
 
+mod builtin;
 mod compile;
+mod diagnostics;
 mod load;
 mod reload;
 mod schema;
 mod solo;
 mod source;
+pub(crate) mod structure;
+mod world_rules;
+mod world_schema;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,10 +24,22 @@ use crate::geometry::{Geometry, Offset, Square};
 use crate::movegen::tables::Tables;
 use crate::piece::{KindId, Side};
 
-pub use load::{Script, find, known_variants, search_path};
+pub use builtin::{BuiltIn, built_in, built_in_named};
+pub use load::{Found, Origin, Script, find, known_variants, looked_in, search_path};
 pub use reload::Reloader;
 pub use solo::{DuelRules, Generation, LayerPiece, Level, SoloRules};
 pub use source::Override;
+pub use world_rules::{DropZone, Phase, ReserveRule, WorldRules};
+
+/// Whether `s` can name a variant: 1 to 64 ASCII letters, digits, `-` and `_`, starting
+/// with a letter or digit. A name becomes part of paths (a saved game's folder), so it
+/// can never climb out of a folder or be absolute.
+pub fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.len() <= 64
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
 
 /// A compiled variant, ready to play.
 pub struct Variant {
@@ -33,6 +50,8 @@ pub struct Variant {
     pub turns: TurnModel,
     /// The folder it was loaded from, if any.
     pub dir: Option<PathBuf>,
+    /// The shipped variant it was loaded from, if it is one (then `dir` is `None`).
+    pub builtin: Option<&'static BuiltIn>,
     pub geometry: Geometry,
     pub kinds: Vec<Kind>,
     pub regions: Vec<Region>,
@@ -59,6 +78,10 @@ pub struct Variant {
     pub solo: Option<SoloRules>,
     /// Points from tables (`[scoring]`).
     pub scoring: Option<crate::scoring::ScoringRules>,
+    /// Pieces held off the board (`[reserve]`).
+    pub reserve: Option<ReserveRule>,
+    /// A world of boards played with simultaneous orders (`[world]`).
+    pub world: Option<Arc<WorldRules>>,
     pub(crate) tables: AnyTables,
 }
 
@@ -386,6 +409,17 @@ impl Variant {
         Arc::new(v)
     }
 
+    /// A document of the variant's own folder (`"README.md"`), read from disk or from the
+    /// built-in copy; `None` if it has none. `file` is a name the program chose, never one
+    /// from data.
+    pub fn document(&self, file: &str) -> Option<String> {
+        match (&self.dir, self.builtin) {
+            (Some(dir), _) => std::fs::read_to_string(dir.join(file)).ok(),
+            (None, Some(b)) => b.file(file).and_then(|bytes| String::from_utf8(bytes.to_vec()).ok()),
+            (None, None) => None,
+        }
+    }
+
     fn clone_rules(&self) -> Variant {
         Variant {
             name: self.name.clone(),
@@ -393,6 +427,7 @@ impl Variant {
             summary: self.summary.clone(),
             turns: self.turns,
             dir: self.dir.clone(),
+            builtin: self.builtin,
             geometry: self.geometry,
             kinds: self.kinds.clone(),
             regions: self.regions.clone(),
@@ -409,14 +444,21 @@ impl Variant {
             clock: self.clock,
             solo: self.solo.clone(),
             scoring: self.scoring.clone(),
+            reserve: self.reserve.clone(),
+            world: self.world.clone(),
             tables: crate::movegen::tables::build_any(self),
         }
     }
 
-    /// Loads a variant by name (searched under `scripts/` and `VARIA_PATH`) or by path
-    /// to its folder or `variant.toml`.
+    /// Loads a variant by name (searched in the folders of `VARIA_PATH`, then `./scripts`,
+    /// then among the built-in variants) or by path to its folder or `variant.toml`.
     pub fn load(name_or_path: &str) -> Result<Arc<Variant>, crate::LoadError> {
         load::load(name_or_path, &[]).map(Arc::new)
+    }
+
+    /// Loads the variant at `origin` (as found by [`find`] or [`known_variants`]).
+    pub fn load_origin(origin: &Origin, overrides: &[Override]) -> Result<Arc<Variant>, crate::LoadError> {
+        load::load_from(origin, overrides).map(Arc::new)
     }
 
     /// Like [`Variant::load`], with `--set KEY=VALUE` overrides laid on top.

@@ -17,8 +17,9 @@ pub type Name = Spanned<String>;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VariantFile {
-    /// The variant's name; defaults to its folder's name.
-    pub name: Option<String>,
+    /// The variant's name; defaults to its folder's name. Letters, digits, `-` and `_`
+    /// (it names the variant's files, such as a saved game).
+    pub name: Option<Spanned<String>>,
     /// Another variant this one is a cousin of: its keys are the defaults, this file
     /// lists only what changes. A name (searched like any variant) or a relative path.
     /// (Read by the loader before the files are merged.)
@@ -68,6 +69,10 @@ pub struct VariantFile {
     #[serde(default)]
     #[allow(dead_code)]
     pub protocol: ProtocolSpec,
+    /// A world of boards for simultaneous orders (see `world_schema.rs`).
+    pub world: Option<Spanned<super::world_schema::WorldSpec>>,
+    /// Pieces players hold off the board and may drop (a vault, a hand).
+    pub reserve: Option<Spanned<super::world_schema::ReserveSpec>>,
     /// The computer player: evaluation weights and levels. Read and checked by
     /// `varia::search` (see its docs for the keys).
     #[serde(default)]
@@ -325,7 +330,22 @@ pub struct PieceSpec {
 #[serde(untagged)]
 pub enum VectorSpec {
     Named(String),
-    List(Vec<[i32; 2]>),
+    List(Vec<Pair>),
+}
+
+/// `[dx, dy]`: exactly two whole numbers. (serde reads `[1, 2, 3]` into a `[i32; 2]` as
+/// `[1, 2]`, silently; a designer's typo must be an error instead.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pair(pub i32, pub i32);
+
+impl<'de> Deserialize<'de> for Pair {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pair, D::Error> {
+        let v = Vec::<i32>::deserialize(d)?;
+        match v[..] {
+            [x, y] => Ok(Pair(x, y)),
+            _ => Err(serde::de::Error::invalid_length(v.len(), &"a pair [dx, dy]")),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -443,11 +463,11 @@ pub struct CombatSpec {
 #[serde(deny_unknown_fields)]
 pub struct ShapeSpec {
     #[serde(default)]
-    pub any: Vec<[i32; 2]>,
+    pub any: Vec<Spanned<Pair>>,
     #[serde(default)]
-    pub orthogonal: Vec<[i32; 2]>,
+    pub orthogonal: Vec<Spanned<Pair>>,
     #[serde(default)]
-    pub diagonal: Vec<[i32; 2]>,
+    pub diagonal: Vec<Spanned<Pair>>,
 }
 
 #[derive(Debug, Deserialize)]

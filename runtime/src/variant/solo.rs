@@ -69,6 +69,9 @@ pub struct DuelSpec {
     /// A new player's rating.
     #[serde(default = "elo_start")]
     pub elo_start: u32,
+    /// Seconds a computer opponent takes per strike (its clock, so that its countdown
+    /// bonus does not depend on the machine); default 2.
+    pub computer_pace: Option<Spanned<f64>>,
 }
 
 fn elo_start() -> u32 {
@@ -178,6 +181,8 @@ pub struct DuelRules {
     pub pause: bool,
     pub elo_k: u32,
     pub elo_start: u32,
+    /// A computer opponent's time per strike, in milliseconds.
+    pub computer_pace_ms: u64,
 }
 
 /// Points written with at most one decimal, as tenths.
@@ -328,12 +333,20 @@ impl Compiler<'_, '_> {
         if out.is_empty() {
             self.err(wear.span(), "a solo board needs at least one `[levels.<name>]` to deal from");
         }
-        let duel = duel.map(|d| DuelRules {
-            countdown_ms: *d.countdown_seconds.get_ref() as u64 * 1000,
-            bonus_per_second: tenths(self, &d.bonus_per_second),
-            pause: d.pause,
-            elo_k: *d.elo_k.get_ref(),
-            elo_start: d.elo_start,
+        let duel = duel.map(|d| {
+            let pace = d.computer_pace.as_ref().map_or(2.0, |p| *p.get_ref());
+            if !(0.0..=86_400.0).contains(&pace) {
+                let span = d.computer_pace.as_ref().map_or(0..0, |p| p.span());
+                self.err(span, format!("`computer_pace` is 0 to 86400 seconds, not {pace}"));
+            }
+            DuelRules {
+                countdown_ms: *d.countdown_seconds.get_ref() as u64 * 1000,
+                bonus_per_second: tenths(self, &d.bonus_per_second),
+                pause: d.pause,
+                elo_k: *d.elo_k.get_ref(),
+                elo_start: d.elo_start,
+                computer_pace_ms: (pace.clamp(0.0, 86_400.0) * 1000.0).round() as u64,
+            }
         });
         let generation = Generation {
             guarantee_forgeable: generation.guarantee_forgeable.unwrap_or(true),

@@ -1,0 +1,208 @@
+//! The bot that orders for idle players (and for every player of a generated world in
+//! `varia bench realm`): seeded, legal, and sensible — it places royal pieces on safe
+//! squares, rescues royal pieces in danger, takes unguarded enemies (the most valuable
+//! first), moves its own hanging pieces away, drops from the vault onto safe squares,
+//! and otherwise makes a move that does not hang the piece moved.
+
+use super::cells::Cell;
+use super::geometry::{BoardId, Pos};
+use super::moves::Movement;
+use super::orders::{Order, Overlay};
+use super::state::Realm;
+use crate::piece::KindId;
+use crate::rng::Rng;
+
+/// How many quiet moves the bot tries per board before it passes (it tries them in a
+/// random order, so this bounds the work, not the choice).
+const QUIET_TRIES: usize = 8;
+
+/// The bot's seed for one player and round: the same realm, round and seed give the
+/// same orders, whatever else is resolved alongside.
+fn seed_for(seed: u64, round: u64, player: u32) -> u64 {
+    let mut r = Rng::new(
+        seed ^ round.wrapping_mul(0xa076_1d64_78bd_642f) ^ (player as u64).wrapping_mul(0xe703_7ed1_a0b4_28db),
+    );
+    r.next_u64()
+}
+
+/// The bot's orders for `player`, whose pieces are `mine` (any order).
+pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64) -> Vec<Order> {
+    let mut rng = Rng::new(seed_for(seed, realm.round, player));
+    let cells = &realm.cells;
+    let tile = m.tile();
+    let value = |k: KindId| m.v.kinds[k.index()].value.max(1) as i64;
+    let mut out = Vec::new();
+    let mut dests: Vec<Pos> = Vec::new();
+    let safe_after = |occ: &dyn Fn(Pos) -> Cell, from: Option<Pos>, to: Pos, c: Cell| {
+        let mut o = Overlay { base: occ, changes: Vec::with_capacity(2) };
+        if let Some(f) = from {
+            o.changes.push((f, Cell::EMPTY));
+        }
+        o.changes.push((to, c));
+        m.attacker(&|q| o.get(q), to, c).is_none()
+    };
+    // Royal pieces to place.
+    let royal = (0..m.v.kinds.len()).map(|k| KindId(k as u8)).find(|&k| m.is_royal(k));
+    for &(board, p) in &realm.pending {
+        let (true, Some(k)) = (p == player, royal) else { continue };
+        let kc = Cell::piece(player, k);
+        let w = cells.window(board);
+        let occ = |p: Pos| w.get(p);
+        let free: Vec<Pos> = board.squares(tile).filter(|&s| cells.get(s).is_empty()).collect();
+        let safe: Vec<Pos> = free.iter().copied().filter(|&s| safe_after(&occ, None, s, kc)).collect();
+        let pick = if safe.is_empty() { &free } else { &safe };
+        if !pick.is_empty() {
+            let to = pick[rng.below(pick.len() as u64) as usize];
+            dests.push(to);
+            out.push(Order::PlaceKing { board, to });
+        }
+    }
+    let mut mine: Vec<Pos> = mine.to_vec();
+    mine.sort_by_key(|p| (p.board(tile), *p));
+    let mut i = 0;
+    let mut targets = Vec::new();
+    // What is left to drop, as the bot's own drops use it up.
+    let mut vault = realm.vaults[player as usize].clone();
+    while i < mine.len() {
+        let b: BoardId = mine[i].board(tile);
+        let mut j = i;
+        while j < mine.len() && mine[j].board(tile) == b {
+            j += 1;
+        }
+        let here = &mine[i..j];
+        i = j;
+        if let Some(o) =
+            board_order(m, realm, player, here, &mut dests, &mut rng, &mut targets, &value, &safe_after, &mut vault)
+        {
+            if let Order::Move { to, .. } | Order::Drop { to, .. } = o {
+                dests.push(to);
+            }
+            out.push(o);
+        } else {
+            out.push(Order::Pass { board: b });
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn board_order(
+    m: &Movement,
+    realm: &Realm,
+    player: u32,
+    here: &[Pos],
+    dests: &mut [Pos],
+    rng: &mut Rng,
+    targets: &mut Vec<(Pos, super::moves::Reach)>,
+    value: &impl Fn(KindId) -> i64,
+    safe_after: &impl Fn(&dyn Fn(Pos) -> Cell, Option<Pos>, Pos, Cell) -> bool,
+    vault: &mut crate::mechanics::reserve::Reserve,
+) -> Option<Order> {
+    let cells = &realm.cells;
+    let tile = m.tile();
+    let w = cells.window(here[0].board(tile));
+    let occ = |p: Pos| w.get(p);
+    let safe_after = |from: Option<Pos>, to: Pos, c: Cell| safe_after(&occ, from, to, c);
+    let free_dest = |t: Pos, dests: &[Pos]| !dests.contains(&t);
+    // A royal piece in danger: flee to safety, or take the attacker.
+    for &k in here {
+        let kc = cells.get(k);
+        if !m.is_royal(kc.kind()) {
+            continue;
+        }
+        let Some(att) = m.attacker(&occ, k, kc) else { continue };
+        m.targets(&occ, k, kc, targets);
+        targets.sort_by_key(|&(p, _)| p);
+        for &(t, _) in targets.iter() {
+            let tc = cells.get(t);
+            let guarded = !tc.is_empty() && !m.is_royal(tc.kind()) && m.guard(&occ, t, tc).is_some();
+            if free_dest(t, dests) && !guarded && safe_after(Some(k), t, kc) {
+                return Some(Order::Move { from: k, to: t });
+            }
+        }
+        for &p in here {
+            if p == k {
+                continue;
+            }
+            let c = cells.get(p);
+            let a = cells.get(att);
+            if m.reaches(&occ, p, c, att, Some(a), super::moves::Block::Owner(player)).is_some()
+                && (m.is_royal(a.kind()) || m.guard(&occ, att, a).is_none())
+                && free_dest(att, dests)
+            {
+                return Some(Order::Move { from: p, to: att });
+            }
+        }
+    }
+    // Every piece's targets, found once; only those whose way is clear of every piece
+    // (an order may pass enemies, but a bot does not bet on them moving away).
+    let mut all: Vec<(Pos, Pos)> = Vec::new();
+    for &p in here {
+        m.targets(&occ, p, cells.get(p), targets);
+        all.extend(targets.iter().filter(|&&(_, r)| r.clear).map(|&(t, _)| (p, t)));
+    }
+    // The most valuable unguarded enemy in reach: candidates by value (ties in a seeded
+    // order), each guard looked up only when it is the best left.
+    let mut caps: Vec<(i64, u64, Pos, Pos)> = Vec::new();
+    for &(p, t) in &all {
+        let tc = cells.get(t);
+        if tc.is_empty() || !free_dest(t, dests) {
+            continue;
+        }
+        let gain = if m.is_royal(tc.kind()) { 1_000_000 } else { value(tc.kind()) };
+        caps.push((gain, rng.next_u64(), p, t));
+    }
+    caps.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
+    for &(_, _, from, to) in &caps {
+        let tc = cells.get(to);
+        if m.is_royal(tc.kind()) || m.guard(&occ, to, tc).is_none() {
+            return Some(Order::Move { from, to });
+        }
+    }
+    // An own piece hanging (attacked, unguarded): move it somewhere safe.
+    for &p in here {
+        let c = cells.get(p);
+        if m.is_royal(c.kind()) || m.attacker(&occ, p, c).is_none() || m.guard(&occ, p, c).is_some() {
+            continue;
+        }
+        let mine: Vec<Pos> = all.iter().filter(|&&(f, _)| f == p).map(|&(_, t)| t).collect();
+        let n = mine.len();
+        for s in 0..n.min(QUIET_TRIES) {
+            let t = mine[(s + rng.below(n as u64) as usize) % n];
+            if cells.get(t).is_empty() && free_dest(t, dests) && safe_after(Some(p), t, c) {
+                return Some(Order::Move { from: p, to: t });
+            }
+        }
+    }
+    // A drop from the vault: the most valuable kind, onto a safe empty square.
+    let board = here[0].board(tile);
+    let mut kinds: Vec<KindId> = (0..m.v.kinds.len())
+        .map(|k| KindId(k as u8))
+        .filter(|&k| vault.count(k) > 0 && m.rules.reserve.holds(k))
+        .collect();
+    kinds.sort_by_key(|&k| -value(k));
+    if let Some(&k) = kinds.first() {
+        let empty: Vec<Pos> = board.squares(tile).filter(|&s| cells.get(s).is_empty() && free_dest(s, dests)).collect();
+        let n = empty.len();
+        for s in 0..n.min(QUIET_TRIES) {
+            let t = empty[(s + rng.below(n as u64) as usize) % n];
+            if safe_after(None, t, Cell::piece(player, k)) {
+                vault.take(k);
+                return Some(Order::Drop { kind: k, to: t });
+            }
+        }
+    }
+    // A quiet move that does not hang the piece moved.
+    let quiet: Vec<(Pos, Pos)> =
+        all.iter().copied().filter(|&(f, t)| !m.is_royal(cells.get(f).kind()) && cells.get(t).is_empty()).collect();
+    for _ in 0..QUIET_TRIES {
+        if quiet.is_empty() {
+            break;
+        }
+        let (p, t) = quiet[rng.below(quiet.len() as u64) as usize];
+        if free_dest(t, dests) && safe_after(Some(p), t, cells.get(p)) {
+            return Some(Order::Move { from: p, to: t });
+        }
+    }
+    None
+}

@@ -1,0 +1,304 @@
+//! Sparse storage of a world: only boards that hold something (or have an owner) exist,
+//! each a small array of cells, found through a hash map keyed by board. A cell packs
+//! its piece into one `u64`: owner, kind, and the index of the order moving it during a
+//! resolution (so a piece removed mid-round cancels its own move).
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::geometry::{BoardId, Pos};
+use crate::piece::KindId;
+
+/// A fast, deterministic hasher for board coordinates (the multiply-rotate of rustc's
+/// FxHash): map iteration order never reaches results, lookups are the hot path.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+    #[inline]
+    fn write_i32(&mut self, n: i32) {
+        self.write_u64(n as u32 as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Who owns nothing: a board without an owner.
+pub const NOBODY: u32 = u32::MAX;
+
+/// A piece as stored: its owner (a player's index in join order) and kind, and during a
+/// resolution the mover it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Cell(u64);
+
+impl Cell {
+    pub const EMPTY: Cell = Cell(0);
+
+    #[inline]
+    pub fn piece(owner: u32, kind: KindId) -> Cell {
+        Cell(((owner as u64 + 1) << 32) | kind.0 as u64)
+    }
+    #[inline]
+    pub fn with_mover(self, mover: u32) -> Cell {
+        Cell((self.0 & !0xffff_ffe0) | ((mover as u64 + 1) << 5))
+    }
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    #[inline]
+    pub fn owner(self) -> u32 {
+        ((self.0 >> 32) as u32).wrapping_sub(1)
+    }
+    #[inline]
+    pub fn kind(self) -> KindId {
+        KindId((self.0 & 31) as u8)
+    }
+    /// The mover this piece is, during a resolution.
+    #[inline]
+    pub fn mover(self) -> Option<u32> {
+        let m = ((self.0 >> 5) & 0x7ff_ffff) as u32;
+        m.checked_sub(1)
+    }
+    /// The piece without its mover.
+    #[inline]
+    pub fn plain(self) -> Cell {
+        Cell(self.0 & !0xffff_ffe0)
+    }
+}
+
+/// The boards of a world and what stands on them.
+#[derive(Clone, Debug)]
+pub struct Cells {
+    tile: (i32, i32),
+    area: usize,
+    index: FxMap<BoardId, u32>,
+    /// Per board, in creation order.
+    boards: Vec<BoardId>,
+    pub(crate) owners: Vec<u32>,
+    cells: Vec<Cell>,
+    /// For 0 ≤ d < 5·width: (d / width, d % width); the same for heights.
+    xdiv: Vec<(u8, u8)>,
+    ydiv: Vec<(u8, u8)>,
+}
+
+impl Cells {
+    pub fn new(tile: (i32, i32)) -> Cells {
+        Cells {
+            tile,
+            area: (tile.0 * tile.1) as usize,
+            index: FxMap::default(),
+            boards: Vec::new(),
+            owners: Vec::new(),
+            cells: Vec::new(),
+            xdiv: (0..5 * tile.0).map(|d| ((d / tile.0) as u8, (d % tile.0) as u8)).collect(),
+            ydiv: (0..5 * tile.1).map(|d| ((d / tile.1) as u8, (d % tile.1) as u8)).collect(),
+        }
+    }
+
+    /// Room for this many boards.
+    pub fn reserve(&mut self, boards: usize) {
+        self.index.reserve(boards);
+        self.boards.reserve(boards);
+        self.owners.reserve(boards);
+        self.cells.reserve(boards * self.area);
+    }
+
+    pub fn tile(&self) -> (i32, i32) {
+        self.tile
+    }
+
+    #[inline]
+    fn slot(&self, p: Pos) -> Option<usize> {
+        let b = p.board(self.tile);
+        let t = *self.index.get(&b)? as usize;
+        let (lx, ly) = p.local(self.tile);
+        Some(t * self.area + (ly * self.tile.0 + lx) as usize)
+    }
+
+    #[inline]
+    pub fn get(&self, p: Pos) -> Cell {
+        self.slot(p).map_or(Cell::EMPTY, |i| self.cells[i])
+    }
+
+    /// The board's index, creating it (empty, without owner) if needed.
+    pub fn board_index(&mut self, b: BoardId) -> usize {
+        if let Some(&t) = self.index.get(&b) {
+            return t as usize;
+        }
+        let t = self.boards.len();
+        self.index.insert(b, t as u32);
+        self.boards.push(b);
+        self.owners.push(NOBODY);
+        self.cells.resize(self.cells.len() + self.area, Cell::EMPTY);
+        t
+    }
+
+    pub fn set(&mut self, p: Pos, c: Cell) {
+        let i = match self.slot(p) {
+            Some(i) => i,
+            None if c.is_empty() => return,
+            None => {
+                let t = self.board_index(p.board(self.tile));
+                let (lx, ly) = p.local(self.tile);
+                t * self.area + (ly * self.tile.0 + lx) as usize
+            }
+        };
+        self.cells[i] = c;
+    }
+
+    pub fn owner(&self, b: BoardId) -> u32 {
+        self.index.get(&b).map_or(NOBODY, |&t| self.owners[t as usize])
+    }
+
+    pub fn set_owner(&mut self, b: BoardId, owner: u32) {
+        let t = self.board_index(b);
+        self.owners[t] = owner;
+    }
+
+    /// Every board that exists, in creation order.
+    pub fn boards(&self) -> &[BoardId] {
+        &self.boards
+    }
+
+    /// The cells of the board at this index, row by row from the lower-left corner.
+    pub fn board_cells(&self, t: usize) -> &[Cell] {
+        &self.cells[t * self.area..(t + 1) * self.area]
+    }
+
+    /// The cells of the board at this index, to write.
+    pub fn board_cells_mut(&mut self, t: usize) -> &mut [Cell] {
+        &mut self.cells[t * self.area..(t + 1) * self.area]
+    }
+
+    /// A view of the boards within 2 boards of `center` (every lookup inside it
+    /// is an array index, not a hash lookup; outside it falls back to the map).
+    pub fn window(&self, center: BoardId) -> Window<'_> {
+        self.window_within(center, 2)
+    }
+
+    /// A window of `radius` (1 or 2) boards around `center`: fewer lookups to set up
+    /// when the question stays near one board (boards further out are still read, from
+    /// the map).
+    pub fn window_within(&self, center: BoardId, radius: i32) -> Window<'_> {
+        let r = radius.clamp(0, 2);
+        let mut idx = [u32::MAX; 25];
+        for dy in -r..=r {
+            for dx in -r..=r {
+                let b = BoardId { bx: center.bx.wrapping_add(dx), by: center.by.wrapping_add(dy) };
+                idx[((dy + 2) * 5 + dx + 2) as usize] = self.find(b).map_or(u32::MAX, |t| t as u32);
+            }
+        }
+        if r < 2 {
+            // The outer ring is not looked up: read it from the map.
+            for (i, slot) in idx.iter_mut().enumerate() {
+                let (dx, dy) = (i as i32 % 5 - 2, i as i32 / 5 - 2);
+                if dx.abs() > r || dy.abs() > r {
+                    *slot = FROM_MAP;
+                }
+            }
+        }
+        let (tw, th) = self.tile;
+        let ox = center.bx.wrapping_sub(2).wrapping_mul(tw);
+        let oy = center.by.wrapping_sub(2).wrapping_mul(th);
+        Window { cells: self, ox, oy, idx }
+    }
+
+    /// The index of an existing board.
+    pub fn find(&self, b: BoardId) -> Option<usize> {
+        self.index.get(&b).map(|&t| t as usize)
+    }
+
+    /// Every piece, with its square, in storage order (not sorted).
+    pub fn pieces(&self) -> impl Iterator<Item = (Pos, Cell)> + '_ {
+        let (w, _) = self.tile;
+        self.boards.iter().enumerate().flat_map(move |(t, b)| {
+            let corner = b.corner(self.tile).unwrap_or(Pos::new(0, 0));
+            self.board_cells(t)
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !c.is_empty())
+                .map(move |(i, c)| (Pos::new(corner.x + i as i32 % w, corner.y + i as i32 / w), *c))
+        })
+    }
+}
+
+/// A window slot not looked up (read from the map when asked).
+const FROM_MAP: u32 = u32::MAX - 1;
+
+/// A neighbourhood of boards with their storage looked up once (see [`Cells::window`]).
+pub struct Window<'a> {
+    cells: &'a Cells,
+    /// The lower-left square of the window.
+    ox: i32,
+    oy: i32,
+    idx: [u32; 25],
+}
+
+impl Window<'_> {
+    #[inline]
+    pub fn get(&self, p: Pos) -> Cell {
+        let c = self.cells;
+        let (dx, dy) = (p.x.wrapping_sub(self.ox), p.y.wrapping_sub(self.oy));
+        if dx < 0 || dy < 0 || dx as usize >= c.xdiv.len() || dy as usize >= c.ydiv.len() {
+            return c.get(p);
+        }
+        // Divisions by the tile size, looked up: this is the innermost loop of movement.
+        let (bx, lx) = c.xdiv[dx as usize];
+        let (by, ly) = c.ydiv[dy as usize];
+        let i = self.idx[by as usize * 5 + bx as usize];
+        if i == u32::MAX {
+            return Cell::EMPTY;
+        }
+        if i == FROM_MAP {
+            return c.get(p);
+        }
+        c.cells[i as usize * c.area + ly as usize * c.tile.0 as usize + lx as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_pack_owner_kind_and_mover() {
+        let c = Cell::piece(7, KindId(3));
+        assert_eq!((c.owner(), c.kind(), c.mover()), (7, KindId(3), None));
+        let m = c.with_mover(123_456);
+        assert_eq!((m.owner(), m.kind(), m.mover()), (7, KindId(3), Some(123_456)));
+        assert_eq!(m.plain(), c);
+        assert!(Cell::EMPTY.is_empty() && !c.is_empty());
+    }
+
+    #[test]
+    fn sparse_boards_appear_when_written() {
+        let mut w = Cells::new((5, 5));
+        assert!(w.get(Pos::new(-3, -12)).is_empty());
+        w.set(Pos::new(-3, -12), Cell::piece(0, KindId(1)));
+        assert_eq!(w.boards(), &[BoardId { bx: -1, by: -3 }]);
+        assert_eq!(w.get(Pos::new(-3, -12)).kind(), KindId(1));
+        assert!(w.get(Pos::new(-2, -12)).is_empty());
+        let all: Vec<_> = w.pieces().collect();
+        assert_eq!(all, vec![(Pos::new(-3, -12), Cell::piece(0, KindId(1)))]);
+        assert_eq!(w.owner(BoardId { bx: 9, by: 9 }), NOBODY);
+    }
+}
