@@ -234,3 +234,52 @@ fn engines_refuse_other_turn_models() {
         );
     }
 }
+
+/// Fairy-Stockfish, or None when it may be missing here (outside CI).
+fn fairy_stockfish() -> Option<String> {
+    let p = std::env::var("FAIRY_STOCKFISH").unwrap_or_else(|_| "/usr/games/fairy-stockfish".into());
+    if std::path::Path::new(&p).is_file() {
+        return Some(p);
+    }
+    assert!(
+        !std::env::var("CI").is_ok_and(|v| v == "true"),
+        "Fairy-Stockfish is required in CI (apt-get install fairy-stockfish)"
+    );
+    eprintln!("note: Fairy-Stockfish not found at {p}; the match test is skipped");
+    None
+}
+
+#[test]
+fn a_match_against_fairy_stockfish_is_played_and_recorded() {
+    let Some(fsf) = fairy_stockfish() else { return };
+    let dir = std::env::temp_dir().join(format!("varia-engines-match-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for variant in ["standard", "capablanca"] {
+        let pgn = dir.join(format!("{variant}.pgn"));
+        let o = Command::new(env!("CARGO_BIN_EXE_varia"))
+            .args(["match", variant, "--white", "novice", "--black", &format!("uci:{fsf}")])
+            .args(["--black-option", "Skill Level=0", "--games", "2", "--movetime", "20", "--max-plies", "40"])
+            .arg("--pgn")
+            .arg(&pgn)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+        assert!(out.lines().next().unwrap().starts_with("game   1: novice (white) vs "), "{out}");
+        assert!(out.contains("\ngame   2: "), "{out}");
+        // Both games are in the PGN, and each reads back as a legal game of the variant.
+        let text = std::fs::read_to_string(&pgn).unwrap();
+        assert_eq!(text.matches("[Event \"varia match\"]").count(), 2, "{text}");
+        for game in ["1", "2"] {
+            let r = Command::new(env!("CARGO_BIN_EXE_varia"))
+                .args(["replay", variant, "--game", game, "--pgn"])
+                .arg(&pgn)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .unwrap();
+            assert!(r.status.success(), "game {game} of {text}: {}", String::from_utf8_lossy(&r.stderr));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
