@@ -1,7 +1,8 @@
 //! One alpha-beta for both back ends: iterative deepening, negamax with principal
 //! variation search, a transposition table, move ordering (table move, captures by
 //! victim and attacker value, killers, history), quiescence on captures, check
-//! extensions, repetition as a draw, and mate scores that prefer the shorter mate.
+//! extensions, late move reductions (per level), repetition as a draw, and mate scores
+//! that prefer the shorter mate.
 //!
 //! The position it searches is a [`Node`]: the fast back end (a bare position, copy-make)
 //! or the slow one (a whole `Game`, hooks included). Nothing here knows which.
@@ -418,6 +419,8 @@ impl<N: Node> Search<'_, N> {
         for i in 0..list.len() {
             Self::pick(&mut list, &mut scores, i);
             let a = list[i];
+            // Reducible: late in the order (below the killers), and quiet.
+            let late = self.p.level.reductions && searched >= 3 && scores[i] < (1 << 26) - 1 && self.is_quiet(a);
             if !self.node.make(a) {
                 continue;
             }
@@ -426,7 +429,17 @@ impl<N: Node> Search<'_, N> {
             if searched == 0 {
                 score = -self.search(depth - 1, -beta, -alpha, ply + 1);
             } else {
-                score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1);
+                // A late quiet action (below the killers in the order), neither out of
+                // nor into check, is tried shallower first.
+                let r = if late && depth >= 3 && !in_check && !self.node.in_check() {
+                    if searched >= 8 && depth >= 5 { 2 } else { 1 }
+                } else {
+                    0
+                };
+                score = -self.search(depth - 1 - r, -alpha - 1, -alpha, ply + 1);
+                if r > 0 && score > alpha && !self.stopped {
+                    score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
                 if score > alpha && score < beta && !self.stopped {
                     score = -self.search(depth - 1, -beta, -alpha, ply + 1);
                 }
