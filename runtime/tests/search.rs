@@ -194,7 +194,7 @@ fn the_novice_varies_with_the_seed() {
 fn the_level_can_change_between_moves() {
     let mut g = Game::new(standard());
     let r = best(&g, "novice", 3);
-    assert_eq!(r.depth, 1);
+    assert_eq!(r.depth, 2);
     g.apply(r.action).unwrap();
     let r = best(&g, "master", 3);
     assert_eq!(r.depth, 5);
