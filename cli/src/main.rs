@@ -9,13 +9,18 @@ mod bench;
 mod bench_realm;
 mod bench_solve;
 mod duel;
+mod engine;
 mod fixtures;
+mod matches;
 mod play;
 mod play_solo;
 mod realm;
 mod realm_service;
 mod solo;
+mod uci;
+mod uci_client;
 mod watch;
+mod xboard;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,11 +60,17 @@ impl VariantArg {
 #[derive(clap::Args, Clone)]
 struct Start {
     /// Start from this FEN instead of the variant's setup.
-    #[arg(long, conflicts_with = "from")]
+    #[arg(long, conflicts_with_all = ["from", "pgn"])]
     fen: Option<String>,
     /// Start from a JSON snapshot (as written by `--json`).
-    #[arg(long, value_name = "STATE.json")]
+    #[arg(long, value_name = "STATE.json", conflicts_with = "pgn")]
     from: Option<PathBuf>,
+    /// Start from the end of a game in a PGN file (its FEN tag and moves, checked).
+    #[arg(long, value_name = "FILE.pgn")]
+    pgn: Option<PathBuf>,
+    /// Which game of the PGN file (from 1).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "pgn")]
+    game: usize,
 }
 
 #[derive(Subcommand)]
@@ -125,8 +136,13 @@ enum Command {
     Duel(duel::DuelArgs),
     /// The computer player's action (last line of output: the action alone).
     Move(ai::MoveArgs),
-    /// Two levels of the computer player play a match with alternating colours.
-    Match(ai::MatchArgs),
+    /// A match with alternating colours between levels of the computer player or other
+    /// engines over UCI (`uci:COMMAND`): a line per game, scores, Elo, PGN.
+    Match(matches::MatchArgs),
+    /// The engine over UCI, for every two-sided variant (for GUIs and tools).
+    Uci(uci::UciArgs),
+    /// The engine over the XBoard/CECP protocol, for every two-sided variant.
+    Xboard(xboard::XboardArgs),
     /// A world of boards: resolve a round (`varia realm resolve`), or run a realm (`new`, `join`, `order`, `show`, `advance`, `serve`).
     Realm(realm::RealmArgs),
 }
@@ -147,7 +163,10 @@ fn main() -> ExitCode {
     // interactive commands, which write to helper programs (the clipboard) that may
     // close early: there a closed pipe is an error to report.
     #[cfg(unix)]
-    if !matches!(cli.command, Command::Play(_) | Command::Duel(_) | Command::Watch(_)) {
+    if !matches!(
+        cli.command,
+        Command::Play(_) | Command::Duel(_) | Command::Watch(_) | Command::Uci(_) | Command::Xboard(_)
+    ) {
         // SAFETY: restores the default action of SIGPIPE before any thread is started.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -172,6 +191,10 @@ fn start_game(variant: Arc<Variant>, start: &Start) -> Result<Game, Fail> {
         let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
         return Game::from_snapshot(variant, &text).map_err(|e| Fail(format!("{}: {e}", path.display())));
     }
+    if let Some(path) = &start.pgn {
+        let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+        return Game::from_pgn_text(variant, &text, start.game).map_err(|e| Fail(format!("{}: {e}", path.display())));
+    }
     Ok(Game::new(variant))
 }
 
@@ -189,8 +212,8 @@ pub(crate) fn check_note(game: &Game) -> &'static str {
 fn two_sided(v: &Variant, board: &solo::BoardArgs, start: &Start) -> Result<bool, Fail> {
     use varia::variant::TurnModel;
     match v.turns {
-        TurnModel::Solo if start.fen.is_some() || start.from.is_some() => Err(Fail(format!(
-            "`{}` is a solo variant: it has no FEN or two-sided snapshot (use --board or --seed)",
+        TurnModel::Solo if start.fen.is_some() || start.from.is_some() || start.pgn.is_some() => Err(Fail(format!(
+            "`{}` is a solo variant: it has no FEN, PGN or two-sided snapshot (use --board or --seed)",
             v.name
         ))),
         TurnModel::Solo => Ok(true),
@@ -298,6 +321,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
                 println!("{}", serde_json::to_string_pretty(&game.snapshot())?);
             } else {
                 print!("{}", game.board_text());
+                if game.ply() > 0 {
+                    println!("moves: {}", game.moves_san());
+                }
                 println!("fen: {}", game.fen());
                 match game.outcome() {
                     Some(o) => println!("outcome: {}", o.describe()),
@@ -339,7 +365,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Play(args) => play::run(args),
         Command::Duel(args) => duel::run(args),
         Command::Move(args) => ai::run_move(args),
-        Command::Match(args) => ai::run_match(args),
+        Command::Match(args) => matches::run_match(args),
+        Command::Uci(args) => uci::run(args),
+        Command::Xboard(args) => xboard::run(args),
         Command::Realm(args) => realm::run(args),
     }
 }

@@ -112,7 +112,8 @@ struct Panel {
 }
 
 const HELP: &str = "\
-Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's move), or:
+Type a move from-to (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's
+move) or in SAN (e4, Nf3, exd5, e8=Q, O-O), or:
   mode ai|humans     game mode: against the AI, or two humans (restarts the game)
   as white|black|both|none   the sides you play (restarts the game)
   level NAME         the AI's level, e.g. novice, veteran, master (from its next move; no restart)
@@ -120,6 +121,7 @@ Type a move (e2-e4, a promotion e7-e8=Q, a shot b3-b5, castling as the king's mo
   copy               copy the move list to the clipboard (or a file if there is none)
   paste              replace the game with the move list on the clipboard (or in that file)
   save / load        the one saved-state slot (saving again overwrites it)
+  save FILE.pgn      write the game as PGN;  load FILE.pgn  replace the game with its first game
   reset              restart now
   inspect SQUARE     a piece's hit points, damage and auras
   board | moves | help | quit";
@@ -282,6 +284,9 @@ impl Panel {
                 let _ = writeln!(out, "guarded (half damage): {}", names(&guarded));
             }
         }
+        if g.ply() > 0 {
+            let _ = writeln!(out, "moves: {}", recent(&g.moves_san()));
+        }
         if let Some(last) = g.history_text().last() {
             let _ = writeln!(out, "last move: {last}");
         }
@@ -313,11 +318,12 @@ impl Panel {
             let seed = self.seed.wrapping_add(self.game.ply() as u64);
             let r = self.game.best_action(&self.level, seed, Clock::Budget(t)).map_err(|e| Fail(e.to_string()))?;
             let text = self.game.format(&r.action);
+            let san = self.game.san(&r.action);
             let events = self.game.apply(r.action)?;
             let note = returned_suffix(&self.game, &events);
             let _ = writeln!(
                 out,
-                "{side} ({}) plays {text}{note}   [depth {}, {} nodes, {} ms]",
+                "{side} ({}) plays {text}{note} ({san})   [depth {}, {} nodes, {} ms]",
                 self.level,
                 r.depth,
                 r.nodes,
@@ -438,6 +444,39 @@ impl Panel {
                     }
                 }
             }
+            "save" if arg.is_some_and(is_pgn) => {
+                let f = PathBuf::from(arg.unwrap_or_default());
+                let mut record = self.game.to_pgn(&[]);
+                record.set_tag("Event", "varia play");
+                let human =
+                    |side| if self.play_as.human(side) { "human".to_string() } else { format!("varia {}", self.level) };
+                record.set_tag("White", human(Side::White));
+                record.set_tag("Black", human(Side::Black));
+                match std::fs::write(&f, varia::notation::pgn::write(&record)) {
+                    Ok(()) => {
+                        let _ = writeln!(out, "wrote {} plies as PGN to {}", self.game.ply(), f.display());
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "save refused: {}: {e}", f.display());
+                    }
+                }
+            }
+            "load" if arg.is_some_and(is_pgn) => {
+                let f = PathBuf::from(arg.unwrap_or_default());
+                let loaded = std::fs::read_to_string(&f)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| Game::from_pgn_text(self.variant.clone(), &t, 1).map_err(|e| e.to_string()));
+                match loaded {
+                    Ok(g) => {
+                        self.game = g;
+                        let _ = writeln!(out, "loaded {} plies from {}", self.game.ply(), f.display());
+                        self.draw(out);
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "load refused: {}: {e}; the current game is kept", f.display());
+                    }
+                }
+            }
             "save" => {
                 let f = self.save_file()?;
                 let state = json!({
@@ -495,6 +534,33 @@ impl Panel {
         }
         Ok(true)
     }
+}
+
+/// A file name for PGN (`game.pgn`), not the saved-state slot.
+fn is_pgn(arg: &str) -> bool {
+    arg.to_ascii_lowercase().ends_with(".pgn")
+}
+
+/// The end of a numbered SAN move list, within about 100 characters: `… 31. Nf3 Nc6`.
+fn recent(moves: &str) -> String {
+    const WIDTH: usize = 100;
+    if moves.chars().count() <= WIDTH {
+        return moves.to_string();
+    }
+    let words: Vec<&str> = moves.split(' ').collect();
+    // The earliest move number (`31.`, `31...`) from which the rest fits.
+    let mut len = 0;
+    let mut start = words.len() - 1;
+    for (i, w) in words.iter().enumerate().rev() {
+        len += w.chars().count() + 1;
+        if len > WIDTH {
+            break;
+        }
+        if w.ends_with('.') {
+            start = i;
+        }
+    }
+    format!("… {}", words[start..].join(" "))
 }
 
 /// A piece's details: hit points, damage, auras (stacks and their sources, spent or not;
@@ -677,5 +743,14 @@ mod tests {
         for hostile in ["../../x", "/tmp/x", "..", "", "a/b", "a\\b", "x\0y"] {
             assert!(slot_path(data, hostile).is_err(), "{hostile:?}");
         }
+    }
+
+    #[test]
+    fn long_move_lists_are_cut_at_a_move_number() {
+        assert_eq!(recent("1. e4 e5 2. Nf3"), "1. e4 e5 2. Nf3");
+        let long: String = (1..=40).map(|n| format!("{n}. Nf3 Nf6 ")).collect::<String>().trim_end().to_string();
+        let r = recent(&long);
+        // Each full move is 12 characters: the last eight fit in 100 (8 * 12 - 1 = 95).
+        assert_eq!(r, format!("… {}", (33..=40).map(|n| format!("{n}. Nf3 Nf6")).collect::<Vec<_>>().join(" ")));
     }
 }

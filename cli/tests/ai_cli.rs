@@ -66,12 +66,13 @@ fn a_match_alternates_colours_and_scores_each_level() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 5, "{out}");
+    assert_eq!(lines.len(), 6, "{out}");
     assert!(lines[0].starts_with("game   1: veteran (white) vs novice (black): "), "{out}");
     assert!(lines[1].starts_with("game   2: novice (white) vs veteran (black): "), "{out}");
     assert!(lines[2].starts_with("after 2 games ("), "{out}");
     assert!(lines[3].starts_with("veteran "), "{out}");
     assert!(lines[4].starts_with("novice "), "{out}");
+    assert!(lines[5].starts_with("Elo difference of veteran over novice: "), "{out}");
     // The same seed replays the same match.
     let again = varia(&args);
     let games = |s: &str| s.lines().take(2).map(str::to_string).collect::<Vec<_>>();

@@ -121,7 +121,7 @@ fn a_hanging_queen_is_taken_from_depth_two() {
     let g = game(HANGING_QUEEN);
     let config = AiConfig::from_variant(g.variant()).unwrap();
     for depth in [2, 3, 4] {
-        let level = Level { depth, time_ms: 0, noise: 0, quiescence: false, nodes: 0 };
+        let level = Level { depth, time_ms: 0, noise: 0, quiescence: false, nodes: 0, reductions: false };
         let r = g.search(&config, &level, 0, Clock::Off).unwrap();
         assert_eq!(text(&g, &r), "f3-h4", "depth {depth}");
         assert_eq!(r.depth, depth);
@@ -194,7 +194,7 @@ fn the_novice_varies_with_the_seed() {
 fn the_level_can_change_between_moves() {
     let mut g = Game::new(standard());
     let r = best(&g, "novice", 3);
-    assert_eq!(r.depth, 1);
+    assert_eq!(r.depth, 2);
     g.apply(r.action).unwrap();
     let r = best(&g, "master", 3);
     assert_eq!(r.depth, 5);
@@ -207,7 +207,7 @@ fn the_level_can_change_between_moves() {
 fn a_node_budget_stops_deepening_but_a_move_is_always_found() {
     let g = Game::new(standard());
     let config = AiConfig::from_variant(g.variant()).unwrap();
-    let level = Level { depth: 30, time_ms: 0, noise: 0, quiescence: true, nodes: 2_000 };
+    let level = Level { depth: 30, time_ms: 0, noise: 0, quiescence: true, nodes: 2_000, reductions: false };
     let r = g.search(&config, &level, 0, Clock::Off).unwrap();
     assert!(r.stopped);
     assert!(r.depth < 30 && r.depth >= 1, "{}", r.depth);
@@ -291,7 +291,7 @@ fn defaults_apply_without_an_ai_table() {
     let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["novice", "veteran", "master"]);
     let depths: Vec<u32> = c.levels.iter().map(|(_, l)| l.depth).collect();
-    assert_eq!(depths, [1, 3, 5]);
+    assert_eq!(depths, [2, 3, 5]);
     assert!(c.level("master").unwrap().quiescence);
     assert!(c.level("novice").unwrap().noise > 0);
 }
@@ -306,7 +306,10 @@ fn ai_keys_override_the_defaults() {
     assert_eq!((c.weights.tempo, c.weights.mobility, c.weights.material), (0, 5, 100));
     let master = c.level("master").unwrap();
     assert_eq!((master.depth, master.time_ms, master.quiescence), (5, 500, true));
-    assert_eq!(c.level("blitz").unwrap(), &Level { depth: 2, time_ms: 0, noise: 10, quiescence: false, nodes: 0 });
+    assert_eq!(
+        c.level("blitz").unwrap(),
+        &Level { depth: 2, time_ms: 0, noise: 10, quiescence: false, nodes: 0, reductions: false }
+    );
     let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["novice", "veteran", "master", "blitz"]);
     // The new level plays.
@@ -326,7 +329,7 @@ fn ai_problems_are_located_with_suggestions() {
         problems("[ai.levels.master]\ndepth = \"five\"\nquiesence = true\n"),
         [
             "variant.toml:3:9: `ai.levels.master.depth` must be a whole number, not the text \"five\"",
-            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes",
+            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions",
         ]
     );
     assert_eq!(
@@ -412,4 +415,28 @@ fn the_evaluation_sees_hit_points_and_auras() {
     let with_knight = "q6k/8/8/8/8/8/1N6/K7 w - - 0 1";
     let lone = Game::from_fen(v.clone(), with_knight).unwrap().piece_state(v.geometry.parse("a1").unwrap()).unwrap();
     assert_eq!(lone.stacks, 1, "the king next to the knight holds one stack");
+}
+
+#[test]
+fn late_move_reductions_reach_the_same_depth_on_fewer_nodes_and_keep_tactics() {
+    // From the start (nothing forced), depth 5 with quiescence: reduced late quiet moves
+    // make the tree smaller; both searches finish the depth.
+    let g = Game::new(standard());
+    let config = AiConfig::default();
+    let plain = Level { depth: 5, time_ms: 0, noise: 0, quiescence: true, nodes: 0, reductions: false };
+    let reduced = Level { reductions: true, ..plain };
+    let a = g.search(&config, &plain, 0, Clock::Off).unwrap();
+    let b = g.search(&config, &reduced, 0, Clock::Off).unwrap();
+    assert_eq!((a.depth, b.depth), (5, 5));
+    assert!(b.nodes < a.nodes, "reduced {} vs full {}", b.nodes, a.nodes);
+    // A mate in two whose first move is quiet (the kind reductions touch) is still found.
+    let g = game(MATE_IN_2);
+    let r = g.search(&config, &reduced, 0, Clock::Off).unwrap();
+    assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)));
+    // And the master level has them on, the others off.
+    let levels: Vec<bool> = config.levels.iter().map(|(_, l)| l.reductions).collect();
+    assert_eq!(levels, [false, false, true]);
+    let v = Variant::load(folder("[ai.levels.veteran]\nreductions = true\n", None).to_str().unwrap()).unwrap();
+    let c = AiConfig::from_variant(&v).unwrap();
+    assert!(c.level("veteran").unwrap().reductions);
 }

@@ -3,7 +3,7 @@
 //! game's history for repetitions.
 
 use super::Game;
-use crate::search::{AiConfig, AiError, Clock, Evaluator, Job, Level, SearchResult, slow};
+use crate::search::{AiConfig, AiError, Clock, Evaluator, Job, Level, SearchResult, Think, slow};
 
 impl Game {
     /// The computer player's action for the side to move, at `level` (a name from
@@ -26,6 +26,12 @@ impl Game {
     /// Like [`Game::best_action`], with a configuration and level already read (or
     /// made up by the caller).
     pub fn search(&self, config: &AiConfig, level: &Level, seed: u64, clock: Clock) -> Result<SearchResult, AiError> {
+        self.think(config, level, Think { seed, clock: Some(clock), ..Think::default() })
+    }
+
+    /// The search with everything an engine session gives it: a stop flag, a listener
+    /// for each iteration, a table kept between moves ([`Think`]).
+    pub fn think(&self, config: &AiConfig, level: &Level, think: Think<'_>) -> Result<SearchResult, AiError> {
         if let Some(o) = &self.outcome {
             return Err(AiError::GameOver(o.describe()));
         }
@@ -37,8 +43,19 @@ impl Game {
             })?;
         }
         let evaluator = Evaluator::new(&self.variant, &config.weights);
-        let job = Job { level, evaluator: &evaluator, seed, deadline: clock.deadline(level), history: &self.hashes };
-        let found = if self.searched_whole() { slow::search(self, &job) } else { self.core.search(&job) };
+        let (soft, deadline) = think.clock.unwrap_or(Clock::Off).limits(level);
+        let mut job = Job {
+            level,
+            evaluator: &evaluator,
+            seed: think.seed,
+            soft,
+            deadline,
+            history: &self.hashes,
+            stop: think.stop,
+            progress: think.progress,
+            table: think.table,
+        };
+        let found = if self.searched_whole() { slow::search(self, &mut job) } else { self.core.search(&mut job) };
         found.ok_or(AiError::NoAction)
     }
 

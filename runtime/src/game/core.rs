@@ -52,7 +52,7 @@ pub(crate) trait Core: Send + Sync {
     /// move or the square is occupied).
     fn move_piece(&mut self, from: Square, to: Square) -> Option<Piece>;
     /// The computer player's search on this position alone (variants without hooks).
-    fn search(&self, job: &crate::search::Job<'_>) -> Option<crate::search::SearchResult>;
+    fn search(&self, job: &mut crate::search::Job<'_>) -> Option<crate::search::SearchResult>;
     /// The static evaluation for the side to move, in centipawns.
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32;
 }
@@ -149,7 +149,7 @@ impl<B: Bits> Core for CoreImpl<B> {
     fn move_piece(&mut self, from: Square, to: Square) -> Option<Piece> {
         self.pos.shift(self.v.tables(), from.index(), to.index())
     }
-    fn search(&self, job: &crate::search::Job<'_>) -> Option<crate::search::SearchResult> {
+    fn search(&self, job: &mut crate::search::Job<'_>) -> Option<crate::search::SearchResult> {
         crate::search::fast::search(&self.pos, &self.v, job)
     }
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32 {

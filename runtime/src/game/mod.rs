@@ -9,6 +9,7 @@ mod ai;
 mod core;
 mod explain;
 mod pipeline;
+mod record;
 mod score;
 
 use std::sync::Arc;

@@ -149,11 +149,11 @@ impl Game {
         }
     }
 
-    /// Parses and applies an action written in the variant's notation. A `+X` suffix
-    /// (a frozen piece returning as X) must match what happens, or nothing changes.
+    /// Parses and applies an action written in the variant's notation (from-to) or in
+    /// SAN. A `+X` suffix (a frozen piece returning as X) must match what happens, or
+    /// nothing changes.
     pub fn play(&mut self, text: &str) -> Result<Vec<Event>, RuleError> {
-        let a = self.parse_action(text)?;
-        let returned = notation::parse(&self.variant, text)?.returned;
+        let (a, returned) = self.read_move(text)?;
         let events = self.apply_unchecked(a)?;
         if let Some(k) = returned {
             let ok = events.iter().any(|e| matches!(e, Event::Returned { to, .. } if *to == k));

@@ -9,6 +9,10 @@
 
 pub(crate) mod consistency;
 pub mod fen;
+pub mod lan;
+pub mod names;
+pub mod pgn;
+pub mod san;
 
 use thiserror::Error;
 

@@ -16,6 +16,7 @@
 //! time_ms = 8000        # budget: deepening stops, and a deeper iteration is abandoned, past it
 //! noise = 0             # centipawns of seeded random noise on each root move's score
 //! quiescence = true     # search captures past the depth until the position is quiet
+//! reductions = true     # late move reductions (master's default; off for the others)
 //! nodes = 0             # a node budget (0 = none): like time, but reproducible
 //! ```
 //!
@@ -97,6 +98,11 @@ pub struct Level {
     pub quiescence: bool,
     /// A node budget (0 = none), checked like the time budget but reproducible.
     pub nodes: u64,
+    /// Late move reductions: quiet actions tried late (after the table's move, captures
+    /// and killers) are searched a ply or two shallower first, and again at full depth
+    /// only if they beat the best so far. Deeper search in the same time, at a small
+    /// risk of missing a quiet move's point.
+    pub reductions: bool,
 }
 
 /// The computer player's settings for one variant: `[ai]` with defaults filled in.
@@ -107,14 +113,17 @@ pub struct AiConfig {
     pub levels: Vec<(String, Level)>,
 }
 
-/// The built-in levels (RULES.md A-DC11): a 1-ply greedy novice with noise, a depth-3
-/// veteran, a depth-5 master with quiescence.
+/// The built-in levels (RULES.md A-DC11, a ladder measured against Fairy-Stockfish's
+/// Skill Levels, README "Strength"): a depth-2 novice with noise, a depth-3 veteran, a
+/// depth-5 master with late move reductions; all search captures to quiet positions
+/// (without it the lower levels left pieces hanging and lost every game to Skill Level 0).
 pub fn default_levels() -> Vec<(String, Level)> {
-    let l = |depth, time_ms, noise, quiescence| Level { depth, time_ms, noise, quiescence, nodes: 0 };
+    let l =
+        |depth, time_ms, noise, quiescence| Level { depth, time_ms, noise, quiescence, nodes: 0, reductions: false };
     vec![
-        ("novice".to_string(), l(1, 1000, 80, false)),
-        ("veteran".to_string(), l(3, 4000, 0, false)),
-        ("master".to_string(), l(5, 8000, 0, true)),
+        ("novice".to_string(), l(2, 1000, 40, true)),
+        ("veteran".to_string(), l(3, 4000, 0, true)),
+        ("master".to_string(), Level { reductions: true, ..l(5, 8000, 0, true) }),
     ]
 }
 
@@ -137,7 +146,7 @@ const WEIGHT_KEYS: [&str; 11] = [
     "stacks",
     "guarded",
 ];
-const LEVEL_KEYS: [&str; 5] = ["depth", "time_ms", "noise", "quiescence", "nodes"];
+const LEVEL_KEYS: [&str; 6] = ["depth", "time_ms", "noise", "quiescence", "nodes", "reductions"];
 
 impl AiConfig {
     /// The variant's `[ai]` table, checked. Problems name the file, line and column of
@@ -259,8 +268,10 @@ impl Cx<'_> {
                 continue;
             };
             let known = levels.iter().position(|(n, _)| n == name);
-            let mut level =
-                known.map_or(Level { depth: 0, time_ms: 0, noise: 0, quiescence: false, nodes: 0 }, |i| levels[i].1);
+            let mut level = known.map_or(
+                Level { depth: 0, time_ms: 0, noise: 0, quiescence: false, nodes: 0, reductions: false },
+                |i| levels[i].1,
+            );
             for (key, value) in spec {
                 let p = ["ai", "levels", name.as_str(), key.as_str()];
                 match key.as_str() {
@@ -284,12 +295,13 @@ impl Cx<'_> {
                             level.nodes = n as u64;
                         }
                     }
-                    "quiescence" => match value {
-                        toml::Value::Boolean(b) => level.quiescence = *b,
+                    "quiescence" | "reductions" => match value {
+                        toml::Value::Boolean(b) if key == "quiescence" => level.quiescence = *b,
+                        toml::Value::Boolean(b) => level.reductions = *b,
                         other => self.problem(
                             &p,
                             false,
-                            format!("`ai.levels.{name}.quiescence` must be true or false, not {}", describe(other)),
+                            format!("`ai.levels.{name}.{key}` must be true or false, not {}", describe(other)),
                         ),
                     },
                     other => self.problem(

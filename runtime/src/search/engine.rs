@@ -1,11 +1,13 @@
 //! One alpha-beta for both back ends: iterative deepening, negamax with principal
 //! variation search, a transposition table, move ordering (table move, captures by
 //! victim and attacker value, killers, history), quiescence on captures, check
-//! extensions, repetition as a draw, and mate scores that prefer the shorter mate.
+//! extensions, late move reductions (per level), repetition as a draw, and mate scores
+//! that prefer the shorter mate.
 //!
 //! The position it searches is a [`Node`]: the fast back end (a bare position, copy-make)
 //! or the slow one (a whole `Game`, hooks included). Nothing here knows which.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::action::{Action, ActionKind};
@@ -67,18 +69,21 @@ pub(crate) trait Node {
 pub(crate) struct Params<'a> {
     pub level: &'a Level,
     pub seed: u64,
+    /// No new iteration starts past it.
+    pub soft: Option<Instant>,
+    /// The search stops at it.
     pub deadline: Option<Instant>,
     /// Keys of the game's positions before the root (repetitions against the game count).
     pub history: &'a [u64],
-    /// Transposition table size, as a power of two.
-    pub tt_bits: u32,
     pub backend: Backend,
+    pub stop: Option<&'a AtomicBool>,
+    pub progress: Option<&'a dyn Fn(&SearchResult)>,
 }
 
 struct Search<'a, N: Node> {
     node: N,
     p: &'a Params<'a>,
-    tt: Table,
+    tt: &'a mut Table,
     /// Keys of the game's history, then of every position on the current line.
     keys: Vec<u64>,
     killers: Vec<[Option<Action>; 2]>,
@@ -124,11 +129,11 @@ fn from_tt(s: i32, ply: usize) -> i32 {
 }
 
 /// Searches the position `node` stands on. None if the side to move has no action.
-pub(crate) fn run<N: Node>(node: N, p: &Params<'_>) -> Option<SearchResult> {
+pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table) -> Option<SearchResult> {
     let mut s = Search {
         node,
         p,
-        tt: Table::new(p.tt_bits),
+        tt,
         keys: p.history.to_vec(),
         killers: vec![[None; 2]; MAX_PLY + 1],
         history: vec![0; 2 * 256 * 256],
@@ -226,6 +231,11 @@ impl<N: Node> Search<'_, N> {
                 break;
             }
             best = Some((root[best_i].0, alpha - best_noise, pv, depth));
+            if let Some(report) = self.p.progress
+                && let Some(r) = self.result(&best, false)
+            {
+                report(&r);
+            }
             // The best first, then the others by their (bounded) scores.
             let mut order: Vec<usize> = (0..root.len()).collect();
             order.sort_by_key(|&i| (i != best_i, std::cmp::Reverse(scores[i])));
@@ -236,7 +246,12 @@ impl<N: Node> Search<'_, N> {
                 break;
             }
         }
-        let (action, score, pv, depth) = best?;
+        self.result(&best, spent)
+    }
+
+    /// The result of the last finished iteration.
+    fn result(&self, best: &Option<(Action, i32, Vec<Action>, u32)>, stopped: bool) -> Option<SearchResult> {
+        let (action, score, pv, depth) = best.clone()?;
         let mate = (score.abs() >= MATE_BOUND).then(|| {
             let plies = MATE - score.abs();
             let moves = (plies + 1) / 2;
@@ -250,23 +265,33 @@ impl<N: Node> Search<'_, N> {
             seldepth: self.seldepth as u32,
             nodes: self.nodes,
             pv,
-            stopped: spent,
+            stopped,
             backend: self.p.backend,
         })
     }
 
-    /// Whether the time or node budget is spent.
-    fn out_of_budget(&self) -> bool {
-        (self.p.level.nodes != 0 && self.nodes >= self.p.level.nodes)
-            || self.p.deadline.is_some_and(|d| Instant::now() >= d)
+    /// Whether the search was told to stop (another thread set the flag).
+    #[inline]
+    fn told_to_stop(&self) -> bool {
+        self.p.stop.is_some_and(|f| f.load(Ordering::Relaxed))
     }
 
-    /// Stops the search once a budget is spent (the clock is read every 1024 nodes).
+    /// Whether a new iteration may not start: the node budget or the soft time limit is
+    /// spent, or the search was told to stop.
+    fn out_of_budget(&self) -> bool {
+        (self.p.level.nodes != 0 && self.nodes >= self.p.level.nodes)
+            || self.p.soft.is_some_and(|d| Instant::now() >= d)
+            || self.told_to_stop()
+    }
+
+    /// Stops the search once a budget is spent (the clock and the flag are read every
+    /// 1024 nodes).
     #[inline]
     fn poll(&mut self) -> bool {
         if self.can_stop && !self.stopped {
             let nodes = self.p.level.nodes != 0 && self.nodes >= self.p.level.nodes;
-            let time = self.nodes & 1023 == 0 && self.p.deadline.is_some_and(|d| Instant::now() >= d);
+            let time =
+                self.nodes & 1023 == 0 && (self.p.deadline.is_some_and(|d| Instant::now() >= d) || self.told_to_stop());
             self.stopped = nodes || time;
         }
         self.stopped
@@ -394,6 +419,8 @@ impl<N: Node> Search<'_, N> {
         for i in 0..list.len() {
             Self::pick(&mut list, &mut scores, i);
             let a = list[i];
+            // Reducible: late in the order (below the killers), and quiet.
+            let late = self.p.level.reductions && searched >= 3 && scores[i] < (1 << 26) - 1 && self.is_quiet(a);
             if !self.node.make(a) {
                 continue;
             }
@@ -402,7 +429,17 @@ impl<N: Node> Search<'_, N> {
             if searched == 0 {
                 score = -self.search(depth - 1, -beta, -alpha, ply + 1);
             } else {
-                score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1);
+                // A late quiet action (below the killers in the order), neither out of
+                // nor into check, is tried shallower first.
+                let r = if late && depth >= 3 && !in_check && !self.node.in_check() {
+                    if searched >= 8 && depth >= 5 { 2 } else { 1 }
+                } else {
+                    0
+                };
+                score = -self.search(depth - 1 - r, -alpha - 1, -alpha, ply + 1);
+                if r > 0 && score > alpha && !self.stopped {
+                    score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
                 if score > alpha && score < beta && !self.stopped {
                     score = -self.search(depth - 1, -beta, -alpha, ply + 1);
                 }

@@ -167,16 +167,18 @@ impl<B: Bits> FastNode<'_, B> {
 
 /// Searches `pos` (the position of a game of `v` whose earlier positions hashed to
 /// `job.history`).
-pub(crate) fn search<B: Bits>(pos: &Position<B>, v: &Variant, job: &Job<'_>) -> Option<SearchResult> {
+pub(crate) fn search<B: Bits>(pos: &Position<B>, v: &Variant, job: &mut Job<'_>) -> Option<SearchResult> {
     let node = FastNode::new(pos, v, job.evaluator);
-    let tt_bits = (10 + 2 * job.level.depth).clamp(12, 20);
     let params = Params {
         level: job.level,
         seed: job.seed,
+        soft: job.soft,
         deadline: job.deadline,
         history: job.history,
-        tt_bits,
         backend: Backend::Fast,
+        stop: job.stop,
+        progress: job.progress,
     };
-    engine::run(node, &params)
+    let bits = (10 + 2 * job.level.depth).clamp(12, 20);
+    job.with_table(bits, |tt| engine::run(node, &params, tt))
 }

@@ -23,6 +23,7 @@ pub(crate) mod slow;
 pub mod solo;
 mod tt;
 
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use thiserror::Error;
@@ -84,18 +85,81 @@ pub enum Clock {
     Budget(Instant),
     /// Stop deepening at this instant, whatever the level says.
     Deadline(Instant),
+    /// A game clock's share (UCI `wtime`, XBoard `time`): no new iteration starts past
+    /// `soft`, and the search stops at `hard`.
+    Window { soft: Instant, hard: Instant },
 }
 
 impl Clock {
     /// The deadline for `level`, if any.
     pub fn deadline(self, level: &Level) -> Option<Instant> {
+        self.limits(level).1
+    }
+
+    /// When to stop starting iterations, and when to stop, for `level`.
+    pub fn limits(self, level: &Level) -> (Option<Instant>, Option<Instant>) {
         match self {
-            Clock::Off => None,
-            Clock::Budget(start) if level.time_ms > 0 => Some(start + std::time::Duration::from_millis(level.time_ms)),
-            Clock::Budget(_) => None,
-            Clock::Deadline(d) => Some(d),
+            Clock::Off => (None, None),
+            Clock::Budget(start) if level.time_ms > 0 => {
+                let d = start + std::time::Duration::from_millis(level.time_ms);
+                (Some(d), Some(d))
+            }
+            Clock::Budget(_) => (None, None),
+            Clock::Deadline(d) => (Some(d), Some(d)),
+            Clock::Window { soft, hard } => (Some(soft.min(hard)), Some(hard)),
         }
     }
+}
+
+/// A transposition table kept from one search to the next (an engine session's `Hash`):
+/// what was learnt about positions stays for the next move. Searches that are given
+/// none use a fresh table of their own.
+pub struct HashTable(tt::Table);
+
+impl HashTable {
+    /// A table of at most `megabytes` (16 bytes an entry, a power of two of them; at
+    /// least 1024 entries).
+    pub fn with_megabytes(megabytes: usize) -> HashTable {
+        HashTable(tt::Table::new(tt::bits_for(megabytes)))
+    }
+
+    /// Forgets everything (a new game).
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// Its size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.0.bytes()
+    }
+
+    /// How full it is, per thousand (UCI's `hashfull`).
+    pub fn permille(&self) -> u32 {
+        self.0.permille()
+    }
+}
+
+impl std::fmt::Debug for HashTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HashTable({} bytes)", self.bytes())
+    }
+}
+
+/// What a search may be given besides the position and the level: the seed of the
+/// level's noise, the clock, a flag that stops it from another thread, a listener for
+/// each finished iteration, and a table to keep between searches.
+#[derive(Default)]
+pub struct Think<'a> {
+    pub seed: u64,
+    /// None: [`Clock::Off`].
+    pub clock: Option<Clock>,
+    /// Set (from another thread) to stop: the best action found so far is returned.
+    pub stop: Option<&'a AtomicBool>,
+    /// Called after every finished iteration (and when the search ends) with the result
+    /// so far: what an engine protocol reports as `info`.
+    pub progress: Option<&'a dyn Fn(&SearchResult)>,
+    /// The transposition table to use and keep; without one, a fresh table.
+    pub table: Option<&'a mut HashTable>,
 }
 
 /// Why the computer player could not choose.
@@ -117,12 +181,28 @@ pub enum AiError {
     Script(ScriptError),
 }
 
-/// What the search needs besides the position: built by `Game::search`.
+/// What the search needs besides the position: built by `Game::think`.
 pub(crate) struct Job<'a> {
     pub level: &'a Level,
     pub evaluator: &'a Evaluator,
     pub seed: u64,
+    /// No new iteration starts past it.
+    pub soft: Option<Instant>,
+    /// The search stops at it.
     pub deadline: Option<Instant>,
     /// Hashes of the game's positions, the current one last.
     pub history: &'a [u64],
+    pub stop: Option<&'a AtomicBool>,
+    pub progress: Option<&'a dyn Fn(&SearchResult)>,
+    pub table: Option<&'a mut HashTable>,
+}
+
+impl Job<'_> {
+    /// Runs `f` with the caller's table, or a fresh one of `2^bits` entries.
+    pub(crate) fn with_table<R>(&mut self, bits: u32, f: impl FnOnce(&mut tt::Table) -> R) -> R {
+        match self.table.as_deref_mut() {
+            Some(HashTable(t)) => f(t),
+            None => f(&mut tt::Table::new(bits)),
+        }
+    }
 }

@@ -133,17 +133,19 @@ impl Node for SlowNode<'_> {
 }
 
 /// Searches the position of `game` through its full pipeline.
-pub(crate) fn search(game: &Game, job: &Job<'_>) -> Option<SearchResult> {
+pub(crate) fn search(game: &Game, job: &mut Job<'_>) -> Option<SearchResult> {
     let node = SlowNode { game: game.clone(), ev: job.evaluator };
     // The game's own outcome covers repetitions of its history; the engine's keys hold
     // rule state too, so they only compare positions along the searched line.
     let params = Params {
         level: job.level,
         seed: job.seed,
+        soft: job.soft,
         deadline: job.deadline,
         history: &[],
-        tt_bits: 16,
         backend: Backend::Slow,
+        stop: job.stop,
+        progress: job.progress,
     };
-    engine::run(node, &params)
+    job.with_table(16, |tt| engine::run(node, &params, tt))
 }

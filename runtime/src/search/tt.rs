@@ -84,6 +84,12 @@ impl Entry {
     }
 }
 
+/// The power of two of entries that fits in `megabytes` (at least 2^10, at most 2^32).
+pub(crate) fn bits_for(megabytes: usize) -> u32 {
+    let entries = (megabytes.max(1) as u64) << 16;
+    (63 - entries.leading_zeros()).clamp(10, 32)
+}
+
 pub(crate) struct Table {
     /// `[key, data]` per slot.
     slots: Vec<[u64; 2]>,
@@ -94,6 +100,22 @@ impl Table {
     /// A table of `2^bits` entries.
     pub fn new(bits: u32) -> Table {
         Table { slots: vec![[0; 2]; 1 << bits], mask: (1 << bits) - 1 }
+    }
+
+    pub fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = [0; 2]);
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<[u64; 2]>()
+    }
+
+    /// Entries in use, per thousand, from a sample of the first thousand slots (UCI's
+    /// `hashfull`).
+    pub fn permille(&self) -> u32 {
+        let n = self.slots.len().min(1000);
+        let used = self.slots[..n].iter().filter(|s| s[1] & FILLED != 0).count();
+        (used * 1000 / n.max(1)) as u32
     }
 
     #[inline]
@@ -142,5 +164,17 @@ mod tests {
         // A shallower result for another position in the same slot does not replace it.
         t.store(99 + 16, Entry { best: None, score: 1, depth: -2, bound: Bound::Exact });
         assert!(t.probe(99).is_some() && t.probe(99 + 16).is_none());
+        t.clear();
+        assert!(t.probe(99).is_none());
+    }
+
+    #[test]
+    fn sizes_follow_the_megabytes() {
+        // 16 bytes an entry: 1 MB is 65,536 entries, 16 MB 2^20, 3 MB rounds down to 2 MB.
+        assert_eq!(bits_for(1), 16);
+        assert_eq!(bits_for(16), 20);
+        assert_eq!(bits_for(3), 17);
+        assert_eq!(bits_for(0), 16);
+        assert_eq!(Table::new(bits_for(2)).bytes(), 2 << 20);
     }
 }

@@ -64,6 +64,11 @@ pub struct VariantFile {
     pub auras: Ordered<Spanned<AuraSpec>>,
     /// A game clock.
     pub clock: Option<ClockSpec>,
+    /// The names engine protocols and game records use for the variant (UCI_Variant,
+    /// XBoard's `variant`, PGN's `Variant` tag); read by `notation::names`.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub protocol: ProtocolSpec,
     /// A world of boards for simultaneous orders (see `world_schema.rs`).
     pub world: Option<Spanned<super::world_schema::WorldSpec>>,
     /// Pieces players hold off the board and may drop (a vault, a hand).
@@ -90,6 +95,18 @@ pub struct VariantFile {
     #[serde(default)]
     #[allow(dead_code)]
     pub params: toml::Table,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct ProtocolSpec {
+    /// The name in UCI's `UCI_Variant` option (Fairy-Stockfish's names: `chess`).
+    pub uci: Option<String>,
+    /// The name in XBoard's `variant` command (`normal` for chess).
+    pub xboard: Option<String>,
+    /// The PGN `Variant` tag (`Standard`).
+    pub pgn: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

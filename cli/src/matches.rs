@@ -1,0 +1,548 @@
+//! `varia match`: a series of games between two players, each a level of varia's
+//! computer player or another engine over UCI (`uci:COMMAND`), with alternating colours
+//! (player A, given by `--white`, is white in games 1, 3, 5…), openings from a file
+//! (each played twice, once with each colour), adjudication, and a report: a line per
+//! game, each player's score, the Elo difference with its 95% error bar, and the games
+//! as PGN (`--pgn FILE`, written as each game ends).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use varia::notation::pgn;
+use varia::rng::Rng;
+use varia::search::{AiConfig, Clock, HashTable, Level, Think};
+use varia::{Action, Game, GameResult, Side, Variant};
+
+use crate::uci_client::{UciEngine, UciFailure};
+use crate::{Fail, VariantArg};
+
+#[derive(clap::Args)]
+pub struct MatchArgs {
+    #[command(flatten)]
+    variant: VariantArg,
+    /// Player A, white in games 1, 3, 5…: a level (novice, veteran, master…) or
+    /// `uci:COMMAND` for another engine (`uci:/usr/games/fairy-stockfish`).
+    #[arg(long)]
+    white: String,
+    /// Player B, black in games 1, 3, 5….
+    #[arg(long)]
+    black: String,
+    /// An option for player A's UCI engine, NAME=VALUE (repeatable): --white-option "Skill Level=5".
+    #[arg(long = "white-option", value_name = "NAME=VALUE")]
+    white_options: Vec<String>,
+    /// An option for player B's UCI engine (repeatable).
+    #[arg(long = "black-option", value_name = "NAME=VALUE")]
+    black_options: Vec<String>,
+    /// The number of games.
+    #[arg(long, default_value_t = 20)]
+    games: usize,
+    /// Time per move in milliseconds, for both players (levels and engines). Without it,
+    /// levels think with their own `time_ms` and engines 1000 ms.
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// With --movetime: levels still think with their own `time_ms` (the time is for
+    /// the engines only).
+    #[arg(long)]
+    own_budgets: bool,
+    /// Start positions, one a line: a FEN, or moves from the variant's setup (SAN or
+    /// from-to, move numbers allowed); `#` starts a comment. Each is played twice, with
+    /// colours swapped; game 2k-1 and 2k use opening k (cycling).
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+    /// Start every game from this FEN instead of the variant's setup.
+    #[arg(long, conflicts_with = "openings")]
+    fen: Option<String>,
+    /// Write the games as PGN to this file (replaced; each game is added as it ends).
+    #[arg(long, value_name = "FILE")]
+    pgn: Option<PathBuf>,
+    /// Adjudicate a win when both players' scores agree that one side is ahead by at
+    /// least CP centipawns for MOVES moves each (CP:MOVES), or `off`.
+    #[arg(long, default_value = "1000:4", value_name = "CP:MOVES")]
+    resign: String,
+    /// Adjudicate a draw from move FROM on, when both players' scores stay within CP of
+    /// 0 for MOVES moves each (CP:MOVES:FROM), or `off`.
+    #[arg(long, default_value = "10:10:40", value_name = "CP:MOVES:FROM")]
+    draw: String,
+    /// The match's seed (each game and move of a level derives its own from it).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A game still going after this many plies is scored a draw.
+    #[arg(long, default_value_t = 300)]
+    max_plies: usize,
+    /// Ignore the levels' time budgets (depth and node limits only: reproducible).
+    #[arg(long)]
+    no_clock: bool,
+}
+
+enum Player {
+    Level { level: Level },
+    Uci(Box<UciEngine>),
+}
+
+struct Seat {
+    label: String,
+    player: Player,
+    times: Vec<f64>,
+    depths: Vec<u32>,
+}
+
+/// A score above this (for the side to move) is a mate.
+const MATE_SCORE: i32 = 90_000;
+
+/// What one move of a game gave.
+struct Played {
+    action: Action,
+    /// For white, in centipawns (mates beyond ±MATE_SCORE).
+    white_score: Option<i32>,
+    comment: String,
+}
+
+fn parse_resign(s: &str) -> Result<Option<(i32, usize)>, Fail> {
+    if s == "off" {
+        return Ok(None);
+    }
+    let bad = || Fail(format!("--resign is CP:MOVES (like 1000:4) or off, not `{s}`"));
+    let (cp, n) = s.split_once(':').ok_or_else(bad)?;
+    Ok(Some((cp.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?)))
+}
+
+fn parse_draw(s: &str) -> Result<Option<(i32, usize, u32)>, Fail> {
+    if s == "off" {
+        return Ok(None);
+    }
+    let bad = || Fail(format!("--draw is CP:MOVES:FROM (like 10:10:40) or off, not `{s}`"));
+    let parts: Vec<&str> = s.split(':').collect();
+    let [cp, n, from] = parts.as_slice() else { return Err(bad()) };
+    Ok(Some((cp.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?, from.parse().map_err(|_| bad())?)))
+}
+
+/// The openings of a file: each a game to start from (FEN or moves).
+fn read_openings(v: &Arc<Variant>, path: &PathBuf) -> Result<Vec<Game>, Fail> {
+    let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = |e: String| Fail(format!("{}:{}: {e}", path.display(), i + 1));
+        // A FEN has a board field with `/`; a move list does not.
+        let g = if line.split_whitespace().next().is_some_and(|w| w.contains('/')) {
+            Game::from_fen(v.clone(), line).map_err(|e| at(format!("bad FEN: {e}")))?
+        } else {
+            Game::from_moves(v.clone(), line).map_err(|e| at(e.to_string()))?
+        };
+        if let Some(o) = g.outcome() {
+            return Err(at(format!("this opening is already over ({})", o.describe())));
+        }
+        out.push(g);
+    }
+    if out.is_empty() {
+        return Err(Fail(format!("{}: no openings in the file", path.display())));
+    }
+    Ok(out)
+}
+
+/// The Elo difference of a score fraction.
+fn elo(p: f64) -> f64 {
+    -400.0 * (1.0 / p - 1.0).log10()
+}
+
+/// The Elo difference for player A and its 95% interval, from wins, draws and losses:
+/// the normal approximation to the mean game score (the usual way matches are
+/// reported), or a one-sided bound when every game ended alike.
+pub fn elo_report(w: u32, d: u32, l: u32) -> String {
+    let n = (w + d + l) as f64;
+    if n == 0.0 {
+        return "no games".into();
+    }
+    let p = (w as f64 + d as f64 / 2.0) / n;
+    if w == 0 && d == 0 {
+        return format!("-inf (every game lost; at most {:+.0} at 95%)", elo(1.0 - 0.05f64.powf(1.0 / n)));
+    }
+    if l == 0 && d == 0 {
+        return format!("+inf (every game won; at least {:+.0} at 95%)", elo(0.05f64.powf(1.0 / n)));
+    }
+    let var = (w as f64 * (1.0 - p).powi(2) + d as f64 * (0.5 - p).powi(2) + l as f64 * p.powi(2)) / n;
+    let sd = (var / n).sqrt();
+    let lo = (p - 1.96 * sd).max(1e-6);
+    let hi = (p + 1.96 * sd).min(1.0 - 1e-6);
+    let e = if p <= 0.0 || p >= 1.0 { if p <= 0.0 { f64::NEG_INFINITY } else { f64::INFINITY } } else { elo(p) };
+    // (+ 0.0 turns a -0 into 0.)
+    format!(
+        "{:+.0} ± {:.0} (95%: {:+.0} to {:+.0})",
+        e + 0.0,
+        (elo(hi) - elo(lo)) / 2.0 + 0.0,
+        elo(lo) + 0.0,
+        elo(hi) + 0.0
+    )
+}
+
+/// Today's date as PGN writes it (UTC), from the system clock (the harness's, not a
+/// rule's: nothing in a game depends on it).
+fn pgn_date() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    // Days to a civil date (Howard Hinnant's algorithm).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+impl Seat {
+    fn new(spec: &str, options: &[String], config: &AiConfig, v: &Variant) -> Result<Seat, Fail> {
+        let player = match spec.strip_prefix("uci:") {
+            Some(cmd) => {
+                let mut e = UciEngine::start(cmd, options)?;
+                e.set_variant(v)?;
+                Player::Uci(Box::new(e))
+            }
+            None => {
+                if !options.is_empty() {
+                    return Err(Fail(format!("engine options are for `uci:` players, and `{spec}` is a level")));
+                }
+                Player::Level { level: *config.level(spec).map_err(Fail)? }
+            }
+        };
+        let label = match &player {
+            Player::Uci(e) => {
+                let opts: Vec<&str> = options.iter().map(String::as_str).collect();
+                if opts.is_empty() { e.name.clone() } else { format!("{} ({})", e.name, opts.join(", ")) }
+            }
+            Player::Level { .. } => config.level_name(spec).map_err(Fail)?.to_string(),
+        };
+        Ok(Seat { label, player, times: Vec::new(), depths: Vec::new() })
+    }
+}
+
+struct Settings<'a> {
+    config: &'a AiConfig,
+    movetime: Option<Duration>,
+    own_budgets: bool,
+    no_clock: bool,
+}
+
+/// One move by a seat; Err(reason) when it forfeits the game.
+fn play_move(
+    seat: &mut Seat,
+    game: &Game,
+    start_fen: &str,
+    seed: u64,
+    table: &mut HashTable,
+    s: &Settings,
+) -> Result<Played, String> {
+    let t = Instant::now();
+    let white = game.to_move() == Side::White;
+    let to_white = |x: i32| if white { x } else { -x };
+    let played = match &mut seat.player {
+        Player::Level { level } => {
+            let mut level = *level;
+            if let (Some(m), false) = (s.movetime, s.own_budgets) {
+                level.time_ms = m.as_millis() as u64;
+            }
+            let clock = if s.no_clock { Clock::Off } else { Clock::Budget(t) };
+            let think = Think { seed, clock: Some(clock), table: Some(table), ..Think::default() };
+            let r = game.think(s.config, &level, think).map_err(|e| format!("{} cannot move: {e}", seat.label))?;
+            seat.depths.push(r.depth);
+            let score = match r.mate {
+                Some(m) if m > 0 => 100_000 - m,
+                Some(m) => -100_000 - m,
+                None => r.score,
+            };
+            Played {
+                action: r.action,
+                white_score: Some(to_white(score)),
+                comment: comment(Some(score), Some(r.depth), t),
+            }
+        }
+        Player::Uci(e) => {
+            let movetime = s.movetime.unwrap_or(Duration::from_secs(1));
+            match e.play(game, start_fen, movetime) {
+                Ok(m) => {
+                    if let Some(d) = m.depth {
+                        seat.depths.push(d);
+                    }
+                    Played {
+                        action: m.action,
+                        white_score: m.score.map(to_white),
+                        comment: comment(m.score, m.depth, t),
+                    }
+                }
+                Err(UciFailure::Time) => {
+                    return Err(format!(
+                        "{} lost on time (no move in {} ms and more)",
+                        seat.label,
+                        movetime.as_millis()
+                    ));
+                }
+                Err(UciFailure::Illegal(why)) => return Err(format!("{} played an illegal move: {why}", seat.label)),
+                Err(UciFailure::Gone(why)) => return Err(format!("{} stopped ({why})", seat.label)),
+            }
+        }
+    };
+    seat.times.push(t.elapsed().as_secs_f64());
+    Ok(played)
+}
+
+/// A move's comment as match tools write it: the score in pawns for the mover, the depth, the time.
+fn comment(score: Option<i32>, depth: Option<u32>, t: Instant) -> String {
+    let s = match score {
+        Some(x) if x > MATE_SCORE => format!("+M{}", (100_000 - x + 1) / 2),
+        Some(x) if x < -MATE_SCORE => format!("-M{}", (100_000 + x + 1) / 2),
+        Some(x) => format!("{:+.2}", x as f64 / 100.0),
+        None => "?".into(),
+    };
+    let d = depth.map_or(String::new(), |d| format!("/{d}"));
+    format!("{s}{d} {:.2}s", t.elapsed().as_secs_f64())
+}
+
+pub fn run_match(args: MatchArgs) -> Result<(), Fail> {
+    let v = args.variant.load()?;
+    crate::alternating(&v, "match")?;
+    let config = AiConfig::from_variant(&v).map_err(varia::search::AiError::Config)?;
+    let resign = parse_resign(&args.resign)?;
+    let draw = parse_draw(&args.draw)?;
+    let openings = match (&args.openings, &args.fen) {
+        (Some(p), _) => read_openings(&v, p)?,
+        (None, Some(f)) => vec![Game::from_fen(v.clone(), f).map_err(|e| Fail(format!("bad FEN: {e}")))?],
+        (None, None) => vec![Game::new(v.clone())],
+    };
+    let mut seats = [
+        Seat::new(&args.white, &args.white_options, &config, &v)?,
+        Seat::new(&args.black, &args.black_options, &config, &v)?,
+    ];
+    if seats[0].label == seats[1].label {
+        seats[0].label.push_str(" (A)");
+        seats[1].label.push_str(" (B)");
+    }
+    let settings = Settings {
+        config: &config,
+        movetime: args.movetime.map(Duration::from_millis),
+        own_budgets: args.own_budgets,
+        no_clock: args.no_clock,
+    };
+    let mut pgn_file = match &args.pgn {
+        Some(p) => Some(std::fs::File::create(p).map_err(|e| Fail(format!("{}: {e}", p.display())))?),
+        None => None,
+    };
+    let date = pgn_date();
+    // Per seat: wins, draws, losses.
+    let mut wdl = [[0u32; 3]; 2];
+    let started = Instant::now();
+    let mut tables = [HashTable::with_megabytes(16), HashTable::with_megabytes(16)];
+    for g in 0..args.games {
+        let white = g % 2;
+        let opening = &openings[(g / 2) % openings.len()];
+        let start_fen = opening.start_fen();
+        let mut game = opening.clone();
+        let book = game.ply();
+        for seat in seats.iter_mut() {
+            if let Player::Uci(e) = &mut seat.player {
+                e.new_game()?;
+            }
+        }
+        for t in tables.iter_mut() {
+            t.clear();
+        }
+        let mut game_seed = Rng::new(args.seed ^ (g as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut comments: Vec<String> = vec!["book".to_string(); book];
+        let mut scores: Vec<Option<i32>> = Vec::new();
+        let mut forfeit: Option<(Side, String)> = None;
+        let mut adjudicated: Option<(GameResult, String)> = None;
+        while game.outcome().is_none() && game.ply() - book < args.max_plies {
+            let side = game.to_move();
+            let who = if side == Side::White { white } else { 1 - white };
+            match play_move(&mut seats[who], &game, &start_fen, game_seed.next_u64(), &mut tables[who], &settings) {
+                Ok(p) => {
+                    game.apply(p.action)
+                        .map_err(|e| Fail(format!("game {}: an illegal action slipped through: {e}", g + 1)))?;
+                    comments.push(p.comment);
+                    scores.push(p.white_score);
+                }
+                Err(why) => {
+                    forfeit = Some((side, why));
+                    break;
+                }
+            }
+            if game.outcome().is_none() {
+                adjudicated = adjudicate(&scores, resign, draw, game.setup().fullmove);
+                if adjudicated.is_some() {
+                    break;
+                }
+            }
+        }
+        let (result, why) = match (game.outcome(), forfeit, adjudicated) {
+            (Some(o), _, _) => (o.result, o.describe()),
+            (None, Some((side, why)), _) => (GameResult::Win(side.opponent()), why),
+            (None, None, Some(a)) => a,
+            (None, None, None) => (GameResult::Draw, format!("draw by the {}-ply limit", args.max_plies)),
+        };
+        let text = match result {
+            GameResult::Win(Side::White) => "1-0",
+            GameResult::Win(Side::Black) => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        };
+        match result {
+            GameResult::Draw => {
+                wdl[0][1] += 1;
+                wdl[1][1] += 1;
+            }
+            GameResult::Win(side) => {
+                let winner = if side == Side::White { white } else { 1 - white };
+                wdl[winner][0] += 1;
+                wdl[1 - winner][2] += 1;
+            }
+        }
+        let plies = game.ply() - book;
+        println!(
+            "game {:>3}: {} (white) vs {} (black): {text} ({why}, {plies} plies)",
+            g + 1,
+            seats[white].label,
+            seats[1 - white].label
+        );
+        if let Some(f) = pgn_file.as_mut() {
+            let mut record = game.to_pgn(&comments);
+            record.set_tag("Event", "varia match");
+            record.set_tag("Site", "?");
+            record.set_tag("Date", date.clone());
+            record.set_tag("Round", (g + 1).to_string());
+            record.set_tag("White", seats[white].label.clone());
+            record.set_tag("Black", seats[1 - white].label.clone());
+            record.set_tag("Result", text);
+            record.result = Some(text.to_string());
+            if game.outcome().is_none() {
+                record
+                    .set_tag("Termination", if why.contains("lost on time") { "time forfeit" } else { "adjudication" });
+                if let Some(last) = record.moves.last_mut() {
+                    last.comments.push(why.clone());
+                }
+            }
+            if let Some(m) = args.movetime {
+                record.set_tag("TimeControl", format!("{}/move", m as f64 / 1000.0));
+            }
+            let _ = writeln!(f, "{}", pgn::write(&record));
+            let _ = f.flush();
+        }
+    }
+    let n = args.games.max(1) as f64;
+    println!("after {} games ({:.0} s):", args.games, started.elapsed().as_secs_f64());
+    for (i, seat) in seats.iter().enumerate() {
+        let mut t = seat.times.clone();
+        t.sort_by(|a, b| a.total_cmp(b));
+        let median = t.get(t.len() / 2).copied().unwrap_or(0.0);
+        let longest = t.last().copied().unwrap_or(0.0);
+        let mut d = seat.depths.clone();
+        d.sort();
+        let depth = d.get(d.len() / 2).map_or(String::new(), |d| format!(", median depth {d}"));
+        let [w, dr, l] = wdl[i];
+        let points = w as f64 + dr as f64 / 2.0;
+        println!(
+            "{:<16} {:>5.1}/{} = {:>5.1}%  (+{w} ={dr} -{l}; median move {:.0} ms, longest {:.0} ms{depth})",
+            seat.label,
+            points,
+            args.games,
+            points / n * 100.0,
+            median * 1e3,
+            longest * 1e3
+        );
+    }
+    let [w, d, l] = wdl[0];
+    println!("Elo difference of {} over {}: {}", seats[0].label, seats[1].label, elo_report(w, d, l));
+    if let Some(p) = &args.pgn {
+        println!("PGN: {}", p.display());
+    }
+    Ok(())
+}
+
+/// A result by adjudication, from the last plies' scores (for white): both players
+/// agreeing that one side is far ahead (resign), or that the game is level (draw).
+fn adjudicate(
+    scores: &[Option<i32>],
+    resign: Option<(i32, usize)>,
+    draw: Option<(i32, usize, u32)>,
+    fullmove: u32,
+) -> Option<(GameResult, String)> {
+    if let Some((cp, moves)) = resign {
+        let n = 2 * moves;
+        if scores.len() >= n {
+            let last: Option<Vec<i32>> = scores[scores.len() - n..].iter().copied().collect();
+            if let Some(last) = last {
+                if last.iter().all(|&s| s >= cp) {
+                    return Some((
+                        GameResult::Win(Side::White),
+                        format!("adjudicated: both players scored white {cp}+ cp ahead for {moves} moves"),
+                    ));
+                }
+                if last.iter().all(|&s| s <= -cp) {
+                    return Some((
+                        GameResult::Win(Side::Black),
+                        format!("adjudicated: both players scored black {cp}+ cp ahead for {moves} moves"),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some((cp, moves, from)) = draw {
+        let n = 2 * moves;
+        if fullmove >= from
+            && scores.len() >= n
+            && scores[scores.len() - n..].iter().all(|s| s.is_some_and(|s| s.abs() <= cp))
+        {
+            return Some((
+                GameResult::Draw,
+                format!("adjudicated a draw: both players scored within {cp} cp for {moves} moves"),
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_from_scores() {
+        // 75% is +191 Elo: -400·log10(1/0.75 - 1) = 400·log10(3) = 190.8.
+        assert!(elo_report(15, 0, 5).starts_with("+191 ± "), "{}", elo_report(15, 0, 5));
+        // Even: 0 Elo; 10 wins 10 losses: sd of a game 0.5, of the mean 0.5/√20 = 0.112,
+        // 95%: 0.5 ± 0.219 → 0.281 to 0.719 → -163 to +163.
+        assert_eq!(elo_report(10, 0, 10), "+0 ± 163 (95%: -163 to +163)");
+        // Every game won: a one-sided bound, 0.05^(1/10) = 0.7411 → +183.
+        assert_eq!(elo_report(10, 0, 0), "+inf (every game won; at least +183 at 95%)");
+        assert_eq!(elo_report(0, 0, 10), "-inf (every game lost; at most -183 at 95%)");
+        assert_eq!(elo_report(0, 0, 0), "no games");
+    }
+
+    #[test]
+    fn adjudication_needs_both_players_to_agree() {
+        let s = |v: &[i32]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        let r = Some((500, 2));
+        assert_eq!(adjudicate(&s(&[600, 700, 800, 900]), r, None, 30).map(|a| a.0), Some(GameResult::Win(Side::White)));
+        assert_eq!(adjudicate(&s(&[600, 400, 800, 900]), r, None, 30), None);
+        assert_eq!(
+            adjudicate(&s(&[-600, -700, -800, -900]), r, None, 30).map(|a| a.0),
+            Some(GameResult::Win(Side::Black))
+        );
+        assert_eq!(adjudicate(&[Some(600), None, Some(800), Some(900)], r, None, 30), None);
+        let d = Some((10, 2, 40));
+        assert_eq!(adjudicate(&s(&[5, -3, 0, 10]), None, d, 40).map(|a| a.0), Some(GameResult::Draw));
+        assert_eq!(adjudicate(&s(&[5, -3, 0, 10]), None, d, 39), None);
+        assert_eq!(adjudicate(&s(&[5, -3, 0, 11]), None, d, 40), None);
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        let d = pgn_date();
+        assert_eq!((d.len(), &d[4..5], &d[7..8]), (10, ".", "."));
+        assert!(d.as_str() >= "2024.01.01", "{d}");
+    }
+}

@@ -1,0 +1,104 @@
+//! Long algebraic notation as engine protocols write it (UCI, XBoard): `e2e4`, a
+//! promotion with the new kind's letter in lower case (`e7e8q`), castling as the king's
+//! move (`e1g1`), a ranged shot as shooter and target (`b3b5`). Boards of ten ranks and
+//! more write their ranks in full (`a10a9`).
+//!
+//! Extensions for what chess does not have, written after the move: a landing choice
+//! `@square` (`c4e6@d7`), and `+x` for the kind a frozen piece returns as after the
+//! capture (read and checked, never required, since it is forced).
+
+use crate::action::Action;
+use crate::variant::Variant;
+
+use super::{NotationError, Written};
+
+/// Writes an action for an engine protocol.
+pub fn format(v: &Variant, a: &Action) -> String {
+    let mut s = format!("{}{}", v.square_name(a.from), v.square_name(a.to));
+    if let Some(p) = a.promotion {
+        s.push(v.kind(p).letter.to_ascii_lowercase());
+    }
+    if let Some(l) = a.landing {
+        s.push('@');
+        s.push_str(&v.square_name(l));
+    }
+    s
+}
+
+/// Reads a move as engine protocols write it (not yet checked against the position).
+pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
+    let err = |why: String| NotationError { text: text.to_string(), why };
+    let g = v.geometry;
+    let t = text.trim();
+    let (t, returned) = match t.rsplit_once('+') {
+        Some((body, x)) => {
+            let mut cs = x.chars();
+            match (cs.next().and_then(|c| v.kind_by_letter(c).filter(|_| c.is_ascii_alphabetic())), cs.next()) {
+                (Some(k), None) => (body, Some(k)),
+                _ => return Err(err(format!("`+{x}` should be `+` and one piece letter"))),
+            }
+        }
+        None => (t, None),
+    };
+    let (t, landing) = match t.split_once('@') {
+        Some((body, sq)) => (body, Some(g.parse(sq).map_err(|e| err(format!("after `@`: {e}")))?)),
+        None => (t, None),
+    };
+    let expected = "(expected a move like e2e4 or e7e8q)";
+    let (from, rest) = g.parse_prefix(t).map_err(|e| err(format!("{e} {expected}")))?;
+    if rest.is_empty() {
+        return Err(err(format!("a move needs two squares {expected}")));
+    }
+    let (to, rest) = g.parse_prefix(rest).map_err(|e| err(format!("{e} {expected}")))?;
+    let mut cs = rest.chars();
+    let promotion = match (cs.next(), cs.next()) {
+        (None, _) => None,
+        (Some(c), None) if c.is_ascii_alphabetic() => {
+            Some(v.kind_by_letter(c).ok_or_else(|| err(format!("`{c}` is not a piece letter of {}", v.name)))?)
+        }
+        _ => return Err(err(format!("`{rest}` after the squares should be one piece letter {expected}"))),
+    };
+    Ok(Written { from, to, promotion, returned, landing })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::ActionKind;
+    use crate::geometry::Square;
+
+    #[test]
+    fn moves_round_trip_on_small_and_wide_boards() {
+        let std = Variant::load("standard").unwrap();
+        let sq = |v: &Variant, s: &str| v.geometry.parse(s).unwrap();
+        let q = std.kind_by_letter('Q').unwrap();
+        let a = Action::new(sq(&std, "e7"), sq(&std, "e8"), ActionKind::Normal).promoting(q);
+        assert_eq!(format(&std, &a), "e7e8q");
+        let w = parse(&std, "e7e8q").unwrap();
+        assert_eq!((w.from, w.to, w.promotion, w.landing, w.returned), (a.from, a.to, Some(q), None, None));
+        // Ten ranks: the two-digit rank is read whole on either square.
+        let deca = Variant::load("decachess").unwrap();
+        let w = parse(&deca, "a10a9").unwrap();
+        assert_eq!((w.from, w.to), (Square(90), Square(80)));
+        let w = parse(&deca, "a9a10a").unwrap();
+        assert_eq!((w.from, w.to, w.promotion), (Square(80), Square(90), deca.kind_by_letter('A')));
+        let w = parse(&deca, "c9c10+p").unwrap();
+        assert_eq!(w.returned, deca.kind_by_letter('P'));
+        let w = parse(&std, "c4e6@d7").unwrap();
+        assert_eq!(w.landing, Some(sq(&std, "d7")));
+    }
+
+    #[test]
+    fn bad_moves_say_why() {
+        let std = Variant::load("standard").unwrap();
+        let why = |t: &str| parse(&std, t).unwrap_err().to_string();
+        assert_eq!(why("e2"), "`e2` is not a move: a move needs two squares (expected a move like e2e4 or e7e8q)");
+        assert_eq!(why("e7e8z"), "`e7e8z` is not a move: `z` is not a piece letter of standard");
+        assert_eq!(
+            why("e7e8qq"),
+            "`e7e8qq` is not a move: `qq` after the squares should be one piece letter (expected a move like e2e4 or e7e8q)"
+        );
+        assert!(why("e2e9").starts_with("`e2e9` is not a move: "), "{}", why("e2e9"));
+        assert!(why("").starts_with("`` is not a move: "));
+    }
+}
