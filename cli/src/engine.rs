@@ -7,6 +7,7 @@
 //! Only variants with two sides alternating can be played; the others are left out of
 //! the lists and refused by name.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,6 +21,15 @@ use varia::variant::{Origin, TurnModel};
 use varia::{Action, Game, Variant};
 
 use crate::Fail;
+
+/// One line to the GUI, flushed at once (both protocols are line-based and a GUI waits
+/// for each reply); a closed pipe is the GUI's business, not an error of ours.
+pub fn out(line: &str) {
+    let stdout = std::io::stdout();
+    let mut o = stdout.lock();
+    let _ = writeln!(o, "{line}");
+    let _ = o.flush();
+}
 
 /// Called on the search thread after each iteration, with the time spent so far.
 pub type Reporter = Box<dyn Fn(&SearchResult, Duration) + Send>;

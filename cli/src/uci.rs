@@ -8,7 +8,7 @@
 //! [infinite] [perft N]`, `stop`, `ponderhit` (taken as `stop`), `quit`, and `d` (the
 //! board and FEN, as Fairy-Stockfish prints them). Unknown commands get an `info string`.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::mpsc::channel;
 use std::time::Duration;
@@ -18,7 +18,7 @@ use varia::search::SearchResult;
 use varia::{Game, Side};
 
 use crate::Fail;
-use crate::engine::{Limits, Msg, Session};
+use crate::engine::{Limits, Msg, Session, out};
 
 #[derive(clap::Args)]
 pub struct UciArgs {
@@ -28,13 +28,6 @@ pub struct UciArgs {
     /// `VariantPath` option (repeatable).
     #[arg(long = "variant-path", value_name = "DIR")]
     variant_path: Vec<PathBuf>,
-}
-
-fn out(line: &str) {
-    let stdout = std::io::stdout();
-    let mut o = stdout.lock();
-    let _ = writeln!(o, "{line}");
-    let _ = o.flush();
 }
 
 /// A score as UCI writes it.

@@ -7,7 +7,7 @@
 //! `sd`, `ping`, `result`, `undo`, `remove`, `post`/`nopost`, `hard`/`easy`, `quit`;
 //! other known words (`random`, `computer`, `name`, `rating`, `draw`…) are ignored.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::mpsc::channel;
 use std::sync::{Arc, atomic::AtomicBool, atomic::Ordering};
@@ -18,7 +18,7 @@ use varia::search::SearchResult;
 use varia::{Game, GameResult, Reason, Side};
 
 use crate::Fail;
-use crate::engine::{Limits, Msg, Session, play};
+use crate::engine::{Limits, Msg, Session, out, play};
 
 #[derive(clap::Args)]
 pub struct XboardArgs {
@@ -27,13 +27,6 @@ pub struct XboardArgs {
     /// More folders of variants (repeatable).
     #[arg(long = "variant-path", value_name = "DIR")]
     variant_path: Vec<PathBuf>,
-}
-
-fn out(line: &str) {
-    let stdout = std::io::stdout();
-    let mut o = stdout.lock();
-    let _ = writeln!(o, "{line}");
-    let _ = o.flush();
 }
 
 /// How the engine is told to spend time.

@@ -248,3 +248,16 @@ fn bad_pgn_is_refused_with_its_place() {
         "line 1, column 24: move 5 (`a3`): the game is over (black wins by checkmate)"
     );
 }
+
+#[test]
+fn long_algebraic_reads_two_digit_ranks_whole() {
+    use varia::geometry::Square;
+    use varia::notation::lan::parse;
+    let deca = v("decachess");
+    let w = parse(&deca, "a10a9").unwrap();
+    assert_eq!((w.from, w.to), (Square(90), Square(80)));
+    let w = parse(&deca, "a9a10a").unwrap();
+    assert_eq!((w.from, w.to, w.promotion), (Square(80), Square(90), deca.kind_by_letter('A')));
+    let w = parse(&deca, "c9c10+p").unwrap();
+    assert_eq!(w.returned, deca.kind_by_letter('P'));
+}

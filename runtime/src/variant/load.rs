@@ -374,13 +374,21 @@ mod tests {
 
     #[test]
     fn a_built_in_variant_extends_a_sibling_by_relative_path_and_no_further() {
-        let cc = Origin::BuiltIn(built_in_named("chessception").unwrap());
-        let standard = Origin::BuiltIn(built_in_named("standard").unwrap());
-        assert_eq!(parent_of("../standard", Some(&cc)), Ok(standard.clone()));
-        assert_eq!(parent_of("./../standard/", Some(&cc)), Ok(standard));
-        for outside in ["../../standard", "/standard", "../nothing", "../chessception/../../x/../standard"] {
+        // Any two shipped variants: one names the other by a relative path.
+        let [child, parent, ..] = built_in() else { panic!("at least two built-in variants") };
+        let (from, to) = (Origin::BuiltIn(child), Origin::BuiltIn(parent));
+        let sibling = format!("../{}", parent.name);
+        assert_eq!(parent_of(&sibling, Some(&from)), Ok(to.clone()));
+        assert_eq!(parent_of(&format!("./{sibling}/"), Some(&from)), Ok(to));
+        let outside = [
+            format!("../{sibling}"),
+            format!("/{}", parent.name),
+            "../nothing".to_string(),
+            format!("../{}/../../x/{sibling}", child.name),
+        ];
+        for outside in outside.iter().map(String::as_str) {
             assert_eq!(
-                parent_of(outside, Some(&cc)),
+                parent_of(outside, Some(&from)),
                 Err(format!("`{outside}` is not a built-in variant (built-in variants extend others by name)")),
                 "{outside}"
             );
