@@ -552,3 +552,49 @@ fn pcall_and_xpcall_still_catch_ordinary_errors() {
     play(&mut g, "e2-e4");
     assert_eq!(g.scores(), [1, 0]);
 }
+
+/// Games on several threads may share one variant and so one Lua state: each hook call
+/// must act on its own game. (Before the host held a lock for the whole call, a second
+/// thread could point `game` at its own view while the first call ran: hooks acted on
+/// the wrong game or found none, "the game object can only be used while a hook runs".)
+#[test]
+fn games_on_several_threads_share_one_variant_safely() {
+    let v = load(
+        r#"
+        function on_turn_end(game)
+          -- Reads and writes through `game` several times in one call, so a call that
+          -- switched games midway would see its own counts disagree.
+          local n = #game:pieces()
+          local seen = (game:get("seen") or 0) + n
+          game:set("seen", seen)
+          for _ = 1, 20 do
+            if #game:pieces() ~= n then error("the board changed under the hook") end
+          end
+          game:award(game:to_move(), game:ply() % 3, "plies")
+        end
+        function score(game, action)
+          return #game:pieces() % 2
+        end
+        "#,
+    );
+    let play_out = |seed: u64| {
+        let mut rng = varia::rng::Rng::new(seed);
+        let mut g = Game::with_seed(v.clone(), seed);
+        for _ in 0..40 {
+            let legal = g.legal_actions();
+            if legal.is_empty() || g.outcome().is_some() {
+                break;
+            }
+            let a = legal[rng.below(legal.len() as u64) as usize];
+            g.apply(a).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        }
+        state(&g)
+    };
+    let alone: Vec<String> = (0..8).map(play_out).collect();
+    let together: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8).map(|seed| s.spawn(move || play_out(seed))).collect();
+        handles.into_iter().map(|h| h.join().expect("no thread panics")).collect()
+    });
+    assert_eq!(together, alone, "each game is the same whether played alone or beside others");
+    assert_ne!(alone[0], alone[1], "different seeds play different games");
+}

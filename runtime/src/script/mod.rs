@@ -42,6 +42,11 @@ pub struct LuaHooks {
     funcs: [Option<Function>; Hook::ALL.len()],
     /// The hook call in progress (see [`Current`]).
     current: Current,
+    /// Held for the whole of each hook call: games on several threads may share one
+    /// variant, and so one Lua state, whose `game` object, clock and memory budget serve
+    /// one call at a time. (Lua's own lock is taken only inside the call, too late: a
+    /// second thread would point `game` at its view while the first call runs.)
+    serial: std::sync::Mutex<()>,
     /// Square names as Lua strings, made once.
     squares: Vec<mlua::LuaString>,
     watch: Watch,
@@ -267,6 +272,7 @@ impl LuaHooks {
             game,
             funcs,
             current,
+            serial: std::sync::Mutex::new(()),
             squares,
             watch,
             budget,
@@ -287,6 +293,9 @@ impl LuaHooks {
         g: &mut HookGame<'_>,
         call: impl FnOnce(&Function, &mlua::AnyUserData) -> mlua::Result<R>,
     ) -> Result<R, ScriptError> {
+        // Hooks never call hooks (their commands are applied by the core after the call),
+        // so the lock is never taken twice on one thread. A poisoned lock guards nothing.
+        let _serial = self.serial.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         self.budget.apply(&self.lua, g.var_bytes());
         let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
         self.current.0.store(ptr, Ordering::Release);
