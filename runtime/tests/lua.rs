@@ -577,7 +577,7 @@ fn games_on_several_threads_share_one_variant_safely() {
         end
         "#,
     );
-    let play_out = |seed: u64| {
+    let play_out = |v: &Arc<Variant>, seed: u64| {
         let mut rng = varia::rng::Rng::new(seed);
         let mut g = Game::with_seed(v.clone(), seed);
         for _ in 0..40 {
@@ -590,11 +590,25 @@ fn games_on_several_threads_share_one_variant_safely() {
         }
         state(&g)
     };
-    let alone: Vec<String> = (0..8).map(play_out).collect();
+    let alone: Vec<String> = (0..8).map(|seed| play_out(&v, seed)).collect();
+    let (play_out, shared) = (&play_out, &v);
     let together: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..8).map(|seed| s.spawn(move || play_out(seed))).collect();
+        let handles: Vec<_> = (0..8).map(|seed| s.spawn(move || play_out(shared, seed))).collect();
         handles.into_iter().map(|h| h.join().expect("no thread panics")).collect()
     });
     assert_eq!(together, alone, "each game is the same whether played alone or beside others");
     assert_ne!(alone[0], alone[1], "different seeds play different games");
+    // A copy with a Lua state of its own per thread: the same games, run in parallel.
+    let own: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|seed| {
+                let mine = v.with_own_hooks().expect("the scripts load again");
+                assert!(mine.hooks.is_some());
+                assert!(!Arc::ptr_eq(mine.hooks.as_ref().unwrap(), v.hooks.as_ref().unwrap()), "a state of its own");
+                s.spawn(move || play_out(&mine, seed))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("no thread panics")).collect()
+    });
+    assert_eq!(own, alone, "a variant with hooks of its own plays the same games");
 }

@@ -409,6 +409,19 @@ impl Variant {
         Arc::new(v)
     }
 
+    /// A copy of this variant whose scripts run in a Lua state of their own (the same
+    /// scripts, so the same rules and results). Games that share a variant share its
+    /// Lua state, which runs one hook call at a time: work spread over threads (a batch
+    /// of self-play games) takes one copy per thread to run its hooks in parallel.
+    /// Variants without scripts come back as they are.
+    pub fn with_own_hooks(&self) -> Result<Arc<Variant>, crate::LoadError> {
+        let mut v = self.clone_rules();
+        if !v.scripts.is_empty() {
+            v.hooks = Some(Arc::new(crate::script::LuaHooks::load(&v)?));
+        }
+        Ok(Arc::new(v))
+    }
+
     /// A document of the variant's own folder (`"README.md"`), read from disk or from the
     /// built-in copy; `None` if it has none. `file` is a name the program chose, never one
     /// from data.
