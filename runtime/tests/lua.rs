@@ -612,3 +612,25 @@ fn games_on_several_threads_share_one_variant_safely() {
     });
     assert_eq!(own, alone, "a variant with hooks of its own plays the same games");
 }
+
+/// The SAN record is written by walking back over the game, never by replaying it: a
+/// hook runs once per action. (A replay ran every hook again, and could not follow a
+/// script whose state escapes the game — here an upvalue that allows four actions.)
+#[test]
+fn the_san_record_runs_no_hook_again() {
+    let v = load(
+        r#"
+        local taken = 0
+        function before_action(game, action)
+          taken = taken + 1
+          if taken > 4 then return false, "this Lua state allows four actions" end
+        end
+        "#,
+    );
+    let mut g = Game::new(v);
+    play(&mut g, "e2-e4 e7-e5 g1-f3 b8-c6");
+    assert_eq!(g.moves_san(), "1. e4 e5 2. Nf3 Nc6");
+    assert_eq!(g.history_san(), ["e4", "e5", "Nf3", "Nc6"]);
+    let refused = g.play("f1-b5").unwrap_err().to_string();
+    assert!(refused.contains("this Lua state allows four actions"), "{refused}");
+}

@@ -70,16 +70,17 @@ impl Game {
 
     /// The moves played so far in SAN (with `+X` where a frozen piece returned).
     pub fn history_san(&self) -> Vec<String> {
-        let mut g = Game::from_setup_seeded(self.variant.clone(), self.start.clone(), self.seed);
+        // Walks back over a clone, which shares the history: each undo restores the
+        // position a move was played from. Nothing is replayed, so no hook runs again and
+        // no second history is built (a replay doubled the memory of hooks that keep
+        // state, and could not follow a hook that reads the clock).
+        let mut g = self.clone();
         let mut out = Vec::with_capacity(self.history.len());
-        for ply in &self.history {
+        for ply in self.history.iter().rev() {
+            g.undo(1);
             out.push(san::write(&g, &ply.action, returned_in(&ply.events)));
-            if g.apply_unchecked(ply.action).is_err() {
-                // The game took this action once; a replay that refuses it (a hook that
-                // reads the clock, say) ends the list where it can no longer follow.
-                break;
-            }
         }
+        out.reverse();
         out
     }
 
