@@ -152,19 +152,34 @@ pub(super) struct State<B: Bits> {
     hits_key: u128,
 }
 
-/// The key of a position: everything the rest of the board depends on (hit counts,
-/// the last strike, the piece the layer rule left). Exact when it fits in 128 bits (6×6
-/// with 3 layers takes 92); otherwise a 128-bit Zobrist hash.
+/// The key of a position: everything the rest of the board depends on — the hit
+/// counts, the piece the layer rule left, and where the next strike may land.
+///
+/// Keyed by targets, the last strike counts only through its
+/// targets: two routes whose last strikes differ but leave the same targets (two
+/// wildcards; two rooks whose other farthest squares have cleared; a wildcard and the
+/// first strike of the board) meet in one key, so a refutation of one refutes the
+/// other. Keyed by the last strike (its square, and whether it was a placed piece), as
+/// dealing does so that every seed keeps the board it was always dealt. Exact when it
+/// fits in 128 bits (6×6 with 3 layers: 72 + 36 + 6 by targets); otherwise a 128-bit
+/// Zobrist hash.
 pub(super) struct Keys {
     bits_per: u32,
+    by_targets: bool,
+    /// Where the targets and the placed piece start (exact keys by targets).
+    targets_at: u32,
+    wild_at: u32,
     exact: bool,
     zobrist: Vec<u128>,
 }
 
 impl Keys {
-    pub fn new(n: usize, layers: u8) -> Keys {
+    pub fn new(n: usize, layers: u8, by_targets: bool) -> Keys {
         let bits_per = 32 - (layers as u32).leading_zeros();
-        let exact = n as u32 * bits_per + 19 <= 128;
+        let wild_bits = 32 - (n as u32 + 1).leading_zeros();
+        let targets_at = n as u32 * bits_per;
+        let wild_at = targets_at + n as u32;
+        let exact = if by_targets { wild_at + wild_bits <= 128 } else { targets_at + 19 <= 128 };
         let mut zobrist = Vec::new();
         if !exact {
             // A fixed generator: keys are in-process only, but searches stay repeatable.
@@ -173,7 +188,7 @@ impl Keys {
                 .map(|_| (r.next_u64() as u128) << 64 | r.next_u64() as u128)
                 .collect();
         }
-        Keys { bits_per, exact, zobrist }
+        Keys { bits_per, by_targets, targets_at, wild_at, exact, zobrist }
     }
 
     fn hit(&self, layers: u8, sq: usize, from: u8) -> u128 {
@@ -186,6 +201,32 @@ impl Keys {
     }
 
     pub fn key<B: Bits>(&self, p: &Problem<B>, s: &State<B>) -> u128 {
+        if !self.by_targets {
+            return self.key_by_last(p, s);
+        }
+        // Before the first strike the targets are every unfinished square, as after a
+        // wildcard: the same future, so the same key.
+        let mut targets = s.targets(p);
+        let wild = s.wild.map_or(0, |w| 1 + w as usize);
+        if self.exact {
+            let mut t = 0u128;
+            while targets.any() {
+                t |= 1u128 << (self.targets_at + targets.pop_lsb() as u32);
+            }
+            s.hits_key | t | (wild as u128) << self.wild_at
+        } else {
+            // Squares (at most 256) and the placed piece's 257 values fit the 3 × 257
+            // entries after the hits.
+            let at = p.n * (p.layers as usize + 1);
+            let mut h = s.hits_key ^ self.zobrist[at + 514 + wild];
+            while targets.any() {
+                h ^= self.zobrist[at + targets.pop_lsb()];
+            }
+            h
+        }
+    }
+
+    fn key_by_last<B: Bits>(&self, p: &Problem<B>, s: &State<B>) -> u128 {
         let last = s.last.map_or(0, |l| {
             let placed = s.hits[l.sq as usize] > 0 && p.cell(l.sq as usize, s.hits[l.sq as usize] - 1) != l.kind;
             1 + l.sq as u128 * 2 + placed as u128

@@ -6,12 +6,20 @@
 //! Children are tried the square with the fewest ways in to spare first (the cells
 //! still to strike that can reach it, less the strikes it still needs): in the spirit
 //! of Warnsdorff's rule, the square hardest to come back to is struck while it still
-//! can be. A depth-first search that goes wrong early can spend any time below the
-//! mistake, so the search *restarts*: run `k` may visit `RESTART_BASE × 2^k` nodes,
-//! breaking ties between equally urgent squares at random from a seed fixed by `k`
-//! (run 0 in square order), and every run keeps the refutations of the runs before.
-//! The first run that finds a route, or refutes the whole tree within its allowance,
-//! decides; a node limit makes it all deterministic.
+//! can be.
+//!
+//! A depth-first search that goes wrong early can spend any time below the mistake,
+//! so the search *restarts*: run `k` may visit `RESTART_BASE` times the `k`th term of
+//! Luby's sequence (1 1 2 1 1 2 4 1 1 2 …) nodes, breaking ties between equally urgent
+//! squares at random from a seed fixed by `k` (run 0 in square order), and every run
+//! keeps the refutations of the runs before. The time to find a route is heavy tailed
+//! (most orders find one at once, a few wander for millions of nodes below an early
+//! mistake), so many short runs find routes that a few long ones miss; the sequence
+//! still holds runs of every length, so a board without a route is refuted all the
+//! same, by a run long enough for what the table has not refuted already. Dealing
+//! keeps the first scheme, allowances doubling run by run (`Restarts`), so that a seed
+//! deals the board it always did. The first run that finds a route, or refutes the
+//! whole tree within its allowance, decides; a node limit makes it all deterministic.
 
 use super::Budget;
 use super::board::{Keys, Problem, State};
@@ -106,14 +114,44 @@ pub(super) struct Decider<'a, B: Bits> {
     walk: Walk<B>,
     /// This run's allowance of nodes, and its tie-breaking generator.
     run_left: u64,
+    restarts: Restarts,
     ties: Option<Rng>,
 }
 
-/// The first run's allowance; each restart doubles it.
+/// The first run's allowance, the unit of the others.
 const RESTART_BASE: u64 = 2_000;
 
+/// How the runs' allowances grow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Restarts {
+    /// `RESTART_BASE × 2^k`: what boards have always been dealt with.
+    Doubling,
+    /// `RESTART_BASE × luby(k + 1)`.
+    Luby,
+}
+
+/// The `i`th term (from 1) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 …: `2^(k-1)`
+/// at `i = 2^k - 1`, and otherwise the sequence again from the last such place.
+pub(super) fn luby(i: u64) -> u64 {
+    let mut i = i.max(1) as u128;
+    loop {
+        // 2^(k-1) <= i < 2^k
+        let k = 128 - i.leading_zeros();
+        if i == (1u128 << k) - 1 {
+            return 1u64 << (k - 1);
+        }
+        i -= (1u128 << (k - 1)) - 1;
+    }
+}
+
 impl<'a, B: Bits> Decider<'a, B> {
-    pub fn new(p: &'a Problem<B>, keys: &'a Keys, s: State<B>, budget: &'a mut Budget) -> Decider<'a, B> {
+    pub fn new(
+        p: &'a Problem<B>,
+        keys: &'a Keys,
+        s: State<B>,
+        budget: &'a mut Budget,
+        restarts: Restarts,
+    ) -> Decider<'a, B> {
         Decider {
             p,
             keys,
@@ -126,6 +164,7 @@ impl<'a, B: Bits> Decider<'a, B> {
             ways: Vec::new(),
             walk: Walk::new(),
             run_left: u64::MAX,
+            restarts,
             ties: None,
             s,
         }
@@ -138,9 +177,12 @@ impl<'a, B: Bits> Decider<'a, B> {
             return Found::Refuted;
         }
         let root = self.s.clone();
-        for k in 0u32.. {
-            self.run_left = RESTART_BASE.checked_shl(k.min(40)).unwrap_or(u64::MAX);
-            self.ties = (k > 0).then(|| Rng::new(0x7135_0000 + k as u64));
+        for k in 0u64.. {
+            self.run_left = match self.restarts {
+                Restarts::Doubling => RESTART_BASE.checked_shl(k.min(40) as u32).unwrap_or(u64::MAX),
+                Restarts::Luby => RESTART_BASE.saturating_mul(luby(k + 1)),
+            };
+            self.ties = (k > 0).then(|| Rng::new(0x7135_0000 + k));
             self.route.clear();
             let r = self.search(0);
             match r {
@@ -249,5 +291,20 @@ impl<'a, B: Bits> Decider<'a, B> {
         };
         self.s.undo(p, self.keys, u);
         ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::luby;
+
+    #[test]
+    fn luby_sequence() {
+        let first: Vec<u64> = (1..=15).map(luby).collect();
+        assert_eq!(first, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
+        // 2^k - 1 is the first place of 2^(k-1); far out it neither wraps nor panics.
+        assert_eq!(luby(1023), 512);
+        assert_eq!(luby(u64::MAX), 1 << 63);
+        assert_eq!(luby(0), 1);
     }
 }

@@ -8,7 +8,9 @@
 //!    checks necessary conditions at every node (`prune.rs`: reachability, and a
 //!    matching of every strike still to come to a predecessor, which covers the
 //!    counting and parity arguments), tries the children with the fewest onward targets
-//!    first, and remembers refuted positions. The verdict is *forged* with a route,
+//!    first, restarts with other tie-breaks (Luby's sequence of allowances), and
+//!    remembers refuted positions, keyed by where the next strike may land rather than
+//!    by the strike that led there. The verdict is *forged* with a route,
 //!    *impossible* only when the whole tree was refuted, or *undecided* when the limits
 //!    stopped it first;
 //! 2. **the best score** (`best.rs`): branch and bound over every route (cooled ones
@@ -139,6 +141,19 @@ pub fn decide(game: &SoloGame, limits: Limits) -> Solution {
     run_on(game, limits, Then::Nothing)
 }
 
+/// How the decision searches: what `solve` and `decide` use, or what boards have
+/// always been dealt with (frozen, so a seed deals the same board forever: a better
+/// search forges some drawn boards within `solver_nodes` that the first one did not,
+/// and would deal an earlier draw).
+#[derive(Clone, Copy)]
+struct Strategy {
+    restarts: decide::Restarts,
+    by_targets: bool,
+}
+
+const SEARCH: Strategy = Strategy { restarts: decide::Restarts::Luby, by_targets: true };
+const DEALING: Strategy = Strategy { restarts: decide::Restarts::Doubling, by_targets: false };
+
 /// What follows the decision.
 #[derive(Clone, Copy)]
 enum Then {
@@ -149,17 +164,21 @@ enum Then {
 }
 
 fn run_on(game: &SoloGame, limits: Limits, then: Then) -> Solution {
+    run_with(game, limits, then, SEARCH)
+}
+
+fn run_with(game: &SoloGame, limits: Limits, then: Then, how: Strategy) -> Solution {
     let n = game.board().squares();
     if n <= 64 {
-        run::<u64>(game, limits, then)
+        run::<u64>(game, limits, then, how)
     } else if n <= 128 {
-        run::<u128>(game, limits, then)
+        run::<u128>(game, limits, then, how)
     } else {
-        run::<Wide>(game, limits, then)
+        run::<Wide>(game, limits, then, how)
     }
 }
 
-fn run<B: Bits>(game: &SoloGame, limits: Limits, then: Then) -> Solution {
+fn run<B: Bits>(game: &SoloGame, limits: Limits, then: Then, how: Strategy) -> Solution {
     let start = Instant::now();
     let points = game.score().points();
     let mut out = Solution {
@@ -179,11 +198,11 @@ fn run<B: Bits>(game: &SoloGame, limits: Limits, then: Then) -> Solution {
         return out;
     }
     let p = board::Problem::<B>::new(game);
-    let keys = board::Keys::new(p.n, p.layers);
+    let keys = board::Keys::new(p.n, p.layers, how.by_targets);
     let state = board::State::new(&p, &keys, game);
     let mut budget = Budget::new(limits, start);
     let found = {
-        let mut d = decide::Decider::new(&p, &keys, state.clone(), &mut budget);
+        let mut d = decide::Decider::new(&p, &keys, state.clone(), &mut budget, how.restarts);
         let found = d.run();
         if found == decide::Found::Forged {
             out.route = d.route.iter().map(|&s| Square(s)).collect();
@@ -232,6 +251,23 @@ fn run<B: Bits>(game: &SoloGame, limits: Limits, then: Then) -> Solution {
     out
 }
 
+/// The key the search files `game`'s position under (its table of refuted positions,
+/// and with the score state the best-score search's): two positions with the same key
+/// have the same future. For tests of which positions the search takes for one.
+#[doc(hidden)]
+pub fn position_key(game: &SoloGame) -> u128 {
+    fn key<B: Bits>(game: &SoloGame) -> u128 {
+        let p = board::Problem::<B>::new(game);
+        let keys = board::Keys::new(p.n, p.layers, SEARCH.by_targets);
+        keys.key(&p, &board::State::new(&p, &keys, game))
+    }
+    match game.board().squares() {
+        0..=64 => key::<u64>(game),
+        65..=128 => key::<u128>(game),
+        _ => key::<Wide>(game),
+    }
+}
+
 /// Why no board could be dealt.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum DealError {
@@ -244,7 +280,8 @@ pub enum DealError {
 /// Deals the board of `seed` at `level`: with `raw` (or `guarantee_forgeable = false`)
 /// the first board drawn; otherwise boards are drawn one after another from the
 /// seed's generator until the decision proves one can be forged within
-/// `[generation] solver_nodes` (an undecided board counts as not forgeable).
+/// `[generation] solver_nodes` (an undecided board counts as not forgeable). The
+/// decision here is the one boards were first dealt with (`DEALING`), not [`decide`].
 pub fn deal(forge: &Arc<Forge>, level: usize, seed: u64, raw: bool) -> Result<SoloGame, DealError> {
     let rules = forge.rules();
     let Some(lv) = rules.levels.get(level) else {
@@ -260,7 +297,8 @@ pub fn deal(forge: &Arc<Forge>, level: usize, seed: u64, raw: bool) -> Result<So
         if !check {
             return Ok(g);
         }
-        if decide(&g, Limits { nodes: Some(dealing.solver_nodes), time: None }).verdict == Verdict::Forged {
+        let limits = Limits { nodes: Some(dealing.solver_nodes), time: None };
+        if run_with(&g, limits, Then::Nothing, DEALING).verdict == Verdict::Forged {
             return Ok(g);
         }
     }
