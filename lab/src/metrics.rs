@@ -330,11 +330,11 @@ mod tests {
         // capped by the lab and one by the variant's turn limit.
         let draw = |r: &str| Ending::Draw { reason: r.into() };
         let games = vec![
-            game(win(Side::White), 10, vec![0, 100, -100, 200]), // 2 changes over 3 plies
+            game(win(Side::White), 10, vec![0, 100, -100, 200]), // both, W, B, W: 3 changes in 3 plies
             game(win(Side::White), 20, vec![]),
             game(win(Side::White), 30, vec![]),
             game(win(Side::White), 40, vec![]),
-            game(win(Side::Black), 50, vec![0, 0, -10]), // 1 change over 2 plies
+            game(win(Side::Black), 50, vec![0, 0, -10]), // both, both, B: 1 change in 2 plies
             game(win(Side::Black), 60, vec![]),
             game(draw("stalemate"), 70, vec![]),
             game(draw("repetition"), 80, vec![]),
@@ -364,9 +364,9 @@ mod tests {
         // Lengths 10..100: mean 55, sample sd √(8250 / 9) = 30.276504.
         close(m.duration.mean, 55.0);
         close(m.duration.sd, 30.276504);
-        // Lead changes: (2 + 1) / 2 per game; Ludii's rate (2/3 + 1/2) / 2.
-        close(m.lead_changes_per_game.unwrap(), 1.5);
-        close(m.lead_change.unwrap(), (2.0 / 3.0 + 0.5) / 2.0);
+        // Lead changes: (3 + 1) / 2 per game; Ludii's rate (3/3 + 1/2) / 2.
+        close(m.lead_changes_per_game.unwrap(), 2.0);
+        close(m.lead_change.unwrap(), 0.75);
         // Decisiveness: game 1 (white): white's 0, 100, −100, 200; black's best 100 (ply 2),
         // white exceeds it first at ply 3 of 3 → 1.0. Game 5 (black): black's 0, 0, 10;
         // white's best 0, black exceeds it at ply 2 of 2 → 1.0. Mean 1.0.

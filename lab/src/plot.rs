@@ -80,7 +80,10 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str, points: 
             ErrorBar::new_vertical(i as f64, r.low, r.value, r.high, colour.filled(), 8)
         }))?;
     }
-    rates.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    rates
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
 
     let lo = points.iter().map(|p| p.batch.report.length.low).fold(f64::INFINITY, f64::min).max(0.0);
     let hi = points.iter().map(|p| p.batch.report.length.high).fold(0.0, f64::max);
@@ -181,7 +184,8 @@ impl DrawingBackend for PixelText<'_> {
                     if bits & (1 << col) != 0 {
                         let x = x0 + (i as i32 * 8 + col) * s;
                         let y = y0 + row as i32 * s;
-                        self.0.draw_rect((x, y), (x + s - 1, y + s - 1), &colour, true)?;
+                        // The bitmap's rectangles leave out their bottom and right edges.
+                        self.0.draw_rect((x, y), (x + s, y + s), &colour, true)?;
                     }
                 }
             }
