@@ -7,6 +7,7 @@
 mod ai;
 mod bench;
 mod bench_realm;
+mod bench_selfplay;
 mod bench_solve;
 mod duel;
 mod engine;
