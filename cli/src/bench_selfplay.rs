@@ -140,7 +140,12 @@ pub fn run(runs: usize) -> Result<(), Fail> {
             continue;
         }
         let (_, theirs) = row(label, samples);
-        println!("{:<44} {:>12} {:>14}", "  varia's plies/s over python-chess's", "", format!("{:.0}×", varia_plies / theirs));
+        println!(
+            "{:<44} {:>12} {:>14}",
+            "  varia's plies/s over python-chess's",
+            "",
+            format!("{:.0}×", varia_plies / theirs)
+        );
     }
     let mut hooked = Vec::new();
     for found in known_variants() {
@@ -170,7 +175,10 @@ pub fn run(runs: usize) -> Result<(), Fail> {
         println!("{name}: the hooked lean path is {r:.1}× slower than the unhooked one (target: at most 2×)");
     }
     println!();
-    println!("{:<44} {:>12} {:>14} {:>10}", "novice against novice (one core, ≤200 plies)", "games/s", "plies/s", "plies/game");
+    println!(
+        "{:<44} {:>12} {:>14} {:>10}",
+        "novice against novice (one core, ≤200 plies)", "games/s", "plies/s", "plies/game"
+    );
     for found in known_variants() {
         let v = Variant::load_origin(&found.origin, &[])?;
         if v.turns != TurnModel::Alternate {

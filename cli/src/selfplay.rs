@@ -99,7 +99,13 @@ pub fn run(args: SelfplayArgs) -> Result<(), Fail> {
     let results = sweep::run(name, base, &axes, &batch, &|| bar.inc(1))?;
     bar.finish_and_clear();
     if let Some(path) = &args.plot {
-        let title = format!("{}: {} games a point, {} vs {}", results[0].batch.variant, args.games, batch.white.name(), batch.black.name());
+        let title = format!(
+            "{}: {} games a point, {} vs {}",
+            results[0].batch.variant,
+            args.games,
+            batch.white.name(),
+            batch.black.name()
+        );
         varia_lab::plot::write(path, &title, &results)?;
         eprintln!("plot written to {}", path.display());
     }

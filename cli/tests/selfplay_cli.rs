@@ -35,7 +35,9 @@ fn the_json_report_is_byte_equal_with_one_job_or_three() {
         + r["capped"].as_u64().unwrap()
         + r["turn_limit"].as_u64().unwrap();
     assert_eq!(total, 24);
-    for key in ["balance", "first_player_advantage", "drawishness", "timeouts", "decisiveness", "duration", "lead_change"] {
+    for key in
+        ["balance", "first_player_advantage", "drawishness", "timeouts", "decisiveness", "duration", "lead_change"]
+    {
         assert!(!r["metrics"][key].is_null(), "no {key} in {r}");
     }
 }
@@ -45,7 +47,18 @@ fn the_text_report_names_every_part() {
     let o = varia(&["selfplay", "standard", "--games", "6", "--max-plies", "80", "--quiet"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
-    for part in ["white wins", "black wins", "draws", "timeouts", "length", "balance", "first player", "drawishness", "decisiveness", "lead changes"] {
+    for part in [
+        "white wins",
+        "black wins",
+        "draws",
+        "timeouts",
+        "length",
+        "balance",
+        "first player",
+        "drawishness",
+        "decisiveness",
+        "lead changes",
+    ] {
         assert!(out.contains(part), "no `{part}` in:\n{out}");
     }
     assert!(out.starts_with("standard: 6 games, white random vs black random, seed 1, at most 80 plies"), "{out}");
@@ -85,7 +98,17 @@ fn pgn_holds_every_game_and_reads_back() {
     let dir = std::env::temp_dir().join(format!("varia-selfplay-pgn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = dir.join("g.pgn");
-    let o = varia(&["selfplay", "standard", "--games", "3", "--max-plies", "30", "--pgn", pgn.to_str().unwrap(), "--quiet"]);
+    let o = varia(&[
+        "selfplay",
+        "standard",
+        "--games",
+        "3",
+        "--max-plies",
+        "30",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--quiet",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Event \"varia selfplay\"]").count(), 3);

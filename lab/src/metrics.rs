@@ -47,7 +47,9 @@ pub enum Ending {
         side: Side,
         reason: String,
     },
-    Draw { reason: String },
+    Draw {
+        reason: String,
+    },
     /// The lab's turn cap (`max_plies`) stopped it first.
     Cap,
 }
@@ -199,7 +201,9 @@ impl Report {
         let mut wins_by_reason = BTreeMap::new();
         for g in games {
             match &g.ending {
-                Ending::Draw { reason } if !g.ending.is_timeout() => *draws_by_reason.entry(reason.clone()).or_insert(0) += 1,
+                Ending::Draw { reason } if !g.ending.is_timeout() => {
+                    *draws_by_reason.entry(reason.clone()).or_insert(0) += 1
+                }
                 Ending::Win { reason, .. } => *wins_by_reason.entry(reason.clone()).or_insert(0) += 1,
                 _ => {}
             }
@@ -217,11 +221,8 @@ impl Report {
         } else {
             let k = with_evals.len() as f64;
             let per_game = with_evals.iter().map(|g| lead_changes(&g.evals) as f64).sum::<f64>() / k;
-            let rate = with_evals
-                .iter()
-                .map(|g| lead_changes(&g.evals) as f64 / (g.evals.len() - 1) as f64)
-                .sum::<f64>()
-                / k;
+            let rate =
+                with_evals.iter().map(|g| lead_changes(&g.evals) as f64 / (g.evals.len() - 1) as f64).sum::<f64>() / k;
             (Some(per_game), Some(rate))
         };
         let decided: Vec<f64> = games

@@ -54,7 +54,8 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str, points: 
         let i = x.round();
         if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n { labels[i as usize].clone() } else { String::new() }
     };
-    let key = points[0].at.iter().map(|s| s.split_once('=').map_or(s.as_str(), |(k, _)| k)).collect::<Vec<_>>().join(", ");
+    let key =
+        points[0].at.iter().map(|s| s.split_once('=').map_or(s.as_str(), |(k, _)| k)).collect::<Vec<_>>().join(", ");
 
     let mut rates = ChartBuilder::on(&top)
         .caption("share of games (95% Wilson intervals)", ("sans-serif", 16))
@@ -83,7 +84,9 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str, points: 
     rates
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
 
     let lo = points.iter().map(|p| p.batch.report.length.low).fold(f64::INFINITY, f64::min).max(0.0);
     let hi = points.iter().map(|p| p.batch.report.length.high).fold(0.0, f64::max);
@@ -98,7 +101,9 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str, points: 
     let colour = RGBColor(20, 140, 60);
     let l = |i: usize| points[i].batch.report.length;
     length.draw_series(LineSeries::new((0..n).map(|i| (i as f64, l(i).mean)), Color::stroke_width(&colour, 2)))?;
-    length.draw_series((0..n).map(|i| ErrorBar::new_vertical(i as f64, l(i).low, l(i).mean, l(i).high, colour.filled(), 8)))?;
+    length.draw_series(
+        (0..n).map(|i| ErrorBar::new_vertical(i as f64, l(i).low, l(i).mean, l(i).high, colour.filled(), 8)),
+    )?;
     Ok(())
 }
 

@@ -96,7 +96,8 @@ pub fn play_one(v: &Arc<Variant>, ai: &AiConfig, batch: &Batch, index: u64) -> R
     let v = &own_state(v)?;
     let seed = game_seed(batch.seed, index);
     let mut rng = Rng::new(seed);
-    let mut p = Playout::new(Game::with_seed(v.clone(), seed)).map_err(|e| LabError::Rule { game: index, ply: 0, error: e })?;
+    let mut p =
+        Playout::new(Game::with_seed(v.clone(), seed)).map_err(|e| LabError::Rule { game: index, ply: 0, error: e })?;
     let scored = scored(v);
     let mut evals = Vec::new();
     let mut actions = Vec::new();
@@ -122,10 +123,11 @@ pub fn play_one(v: &Arc<Variant>, ai: &AiConfig, batch: &Batch, index: u64) -> R
             Player::Random => rng.below(n as u64) as usize,
             Player::Level(name) => {
                 let level = ai.level(name).map_err(LabError::UnknownLevel)?;
-                let r = p
-                    .game()
-                    .search(ai, level, rng.next_u64(), Clock::Off)
-                    .map_err(|e| LabError::Ai { game: index, ply, error: e })?;
+                let r = p.game().search(ai, level, rng.next_u64(), Clock::Off).map_err(|e| LabError::Ai {
+                    game: index,
+                    ply,
+                    error: e,
+                })?;
                 p.legal().iter().position(|a| *a == r.action).ok_or_else(|| LabError::Ai {
                     game: index,
                     ply,

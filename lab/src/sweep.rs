@@ -68,8 +68,7 @@ pub struct Point {
 
 /// The variant `name` with the base overrides and a point's settings.
 pub fn load(name: &str, base: &[String], at: &[String]) -> Result<Arc<Variant>, LabError> {
-    let overrides =
-        base.iter().chain(at).map(|s| s.parse::<Override>()).collect::<Result<Vec<_>, _>>()?;
+    let overrides = base.iter().chain(at).map(|s| s.parse::<Override>()).collect::<Result<Vec<_>, _>>()?;
     Ok(Variant::load_with(name, &overrides)?)
 }
 
@@ -84,7 +83,10 @@ pub fn run(
 ) -> Result<Vec<Point>, LabError> {
     let points = grid(axes);
     if points.len() > MAX_POINTS {
-        return Err(LabError::Sweep { text: format!("{} points", points.len()), why: "the grid has more than 256 points" });
+        return Err(LabError::Sweep {
+            text: format!("{} points", points.len()),
+            why: "the grid has more than 256 points",
+        });
     }
     let variants = points.iter().map(|at| load(name, base, at)).collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::new();

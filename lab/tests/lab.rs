@@ -88,7 +88,8 @@ fn a_bad_sweep_value_is_refused_before_any_game() {
 #[test]
 fn unknown_levels_and_solo_variants_are_refused() {
     let v = Variant::load("standard").unwrap();
-    let e = varia_lab::batch(&v, &batch(2, 1, Player::Level("grandmaster".into()), 10), Vec::new(), &|| {}).unwrap_err();
+    let e =
+        varia_lab::batch(&v, &batch(2, 1, Player::Level("grandmaster".into()), 10), Vec::new(), &|| {}).unwrap_err();
     assert!(e.to_string().contains("grandmaster"), "{e}");
     let solo = Variant::load("chessic").unwrap();
     let e = varia_lab::batch(&solo, &batch(2, 1, Player::Random, 10), Vec::new(), &|| {}).unwrap_err();

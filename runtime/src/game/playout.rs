@@ -124,7 +124,8 @@ impl Playout {
     /// weights (the AI's evaluation, no search).
     pub fn evaluate_white(&mut self) -> Result<i32, crate::search::AiError> {
         if self.evaluator.is_none() {
-            let config = crate::search::AiConfig::from_variant(&self.game.variant).map_err(crate::search::AiError::Config)?;
+            let config =
+                crate::search::AiConfig::from_variant(&self.game.variant).map_err(crate::search::AiError::Config)?;
             self.evaluator = Some(Evaluator::new(&self.game.variant, &config.weights));
         }
         let e = self.game.evaluate_for_ai(self.evaluator.as_ref().expect("set just above"));
