@@ -128,7 +128,7 @@ pub fn play_one(v: &Arc<Variant>, ai: &AiConfig, batch: &Batch, index: u64) -> R
                     ply,
                     error: e,
                 })?;
-                p.legal().iter().position(|a| *a == r.action).ok_or_else(|| LabError::Ai {
+                p.legal().iter().position(|a| *a == r.action).ok_or(LabError::Ai {
                     game: index,
                     ply,
                     error: varia::search::AiError::NoAction,
