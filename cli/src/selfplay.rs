@@ -49,6 +49,19 @@ pub struct SelfplayArgs {
     /// Write the games as PGN (not with --sweep).
     #[arg(long, value_name = "FILE.pgn", conflicts_with = "sweep")]
     pgn: Option<PathBuf>,
+    /// A solo variant: only these levels (repeatable; default every level).
+    #[arg(long = "level", value_name = "LEVEL")]
+    levels: Vec<String>,
+    /// A solo variant: deal each seed's first board, not the first the solver proves
+    /// forgeable (as `varia play --raw`).
+    #[arg(long)]
+    raw: bool,
+    /// A solo variant: the solver's node limit for the decision per board.
+    #[arg(long, default_value_t = 200_000)]
+    decision_nodes: u64,
+    /// A solo variant: the solver's node limit for the best-score search per board.
+    #[arg(long, default_value_t = 20_000)]
+    best_nodes: u64,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -78,8 +91,14 @@ pub fn run(args: SelfplayArgs) -> Result<(), Fail> {
     };
     let base = &args.variant.set;
     let name = &args.variant.variant;
+    let v = args.variant.load()?;
+    if v.turns == varia::variant::TurnModel::Solo {
+        return solo(v, &args, jobs);
+    }
+    if !args.levels.is_empty() || args.raw {
+        return Err(Fail("--level and --raw are for solo variants; use --ai, --white and --black".into()));
+    }
     if args.sweep.is_empty() {
-        let v = args.variant.load()?;
         let bar = varia_lab::progress(args.games, !args.quiet);
         let (report, played) = varia_lab::batch(&v, &batch, base.clone(), &|| bar.inc(1))?;
         bar.finish_and_clear();
@@ -113,6 +132,36 @@ pub fn run(args: SelfplayArgs) -> Result<(), Fail> {
         println!("{}", serde_json::to_string_pretty(&results)?);
     } else {
         print!("{}", sweep::table(&results));
+    }
+    Ok(())
+}
+
+/// Solo boards: each level's boards played by greedy and by the solver.
+fn solo(v: std::sync::Arc<Variant>, args: &SelfplayArgs, jobs: usize) -> Result<(), Fail> {
+    if args.white.is_some() || args.ai != "random" || !args.sweep.is_empty() || args.pgn.is_some() {
+        return Err(Fail(format!(
+            "`{}` is a solo variant: its boards are played by greedy and by the solver (--ai, --white, --black, --sweep and --pgn are for two-sided variants)",
+            v.name
+        )));
+    }
+    let forge = varia::solo::Forge::new(v)?;
+    let batch = varia_lab::solo::SoloBatch {
+        boards: args.games,
+        seed: args.seed,
+        jobs,
+        raw: args.raw,
+        decision_nodes: args.decision_nodes,
+        best_nodes: args.best_nodes,
+        levels: args.levels.clone(),
+    };
+    let levels = if args.levels.is_empty() { forge.rules().levels.len() as u64 } else { args.levels.len() as u64 };
+    let bar = varia_lab::progress(levels.saturating_mul(args.games), !args.quiet);
+    let reports = varia_lab::solo::run(&forge, &batch, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        print!("{}", varia_lab::solo::text(&reports, &batch));
     }
     Ok(())
 }

@@ -125,7 +125,7 @@ fn bad_input_is_refused_with_its_reason() {
         (&["selfplay", "standard", "--games", "2", "--sweep", "pieces.queen.value=1,lots"], "pieces.queen.value"),
         (&["selfplay", "standard", "--games", "2", "--set", "pieces.queen.valu=3"], "valu"),
         (&["selfplay", "standard", "--games", "2", "--ai", "grandmaster"], "grandmaster"),
-        (&["selfplay", "chessic", "--games", "2"], "solo"),
+        (&["selfplay", "standard", "--games", "2", "--raw"], "solo variants"),
         (&["selfplay", "standard", "--games", "0"], "at least 1"),
     ];
     for (args, why) in cases {
@@ -135,4 +135,30 @@ fn bad_input_is_refused_with_its_reason() {
     }
     // A plot without a sweep, or PGN with one, is a usage error.
     assert_eq!(varia(&["selfplay", "standard", "--plot", "x.png"]).status.code(), Some(2));
+}
+
+#[test]
+fn a_solo_variant_reports_greedy_and_the_solver_per_level() {
+    let o = varia(&[
+        "selfplay",
+        "chessic",
+        "--games",
+        "3",
+        "--raw",
+        "--level",
+        "apprentice",
+        "--best-nodes",
+        "1000",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("3 raw boards per level (seeds 1..=3)"), "{out}");
+    assert!(out.contains("\napprentice\n  greedy  forged"), "{out}");
+    assert!(out.contains("\n  solver  forged"), "{out}");
+    assert!(out.contains("solver over greedy"), "{out}");
+    assert!(!out.contains("journeyman"), "{out}");
+    let o = varia(&["selfplay", "chessic", "--games", "2", "--ai", "novice"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("solo variant"), "{}", stderr(&o));
 }

@@ -1,11 +1,13 @@
 //! The balance lab (crate `varia-lab`): self-play at scale for designers. A batch of
 //! AI-against-AI or random games of one variant ([`run`], parallel and reproducible),
 //! its report with Ludii's metrics ([`metrics`]), sweeps of TOML values over a grid
-//! ([`sweep`]), and plots of a sweep ([`plot`]). `varia selfplay` is its command line.
+//! ([`sweep`]), plots of a sweep ([`plot`]), and solo boards dealt and played by the
+//! greedy player and the solver ([`solo`]). `varia selfplay` is its command line.
 
 pub mod metrics;
 pub mod plot;
 pub mod run;
+pub mod solo;
 pub mod sweep;
 
 use serde::Serialize;
@@ -30,6 +32,9 @@ pub enum LabError {
     /// A `--sweep KEY=A,B,C` that does not read.
     #[error("--sweep `{text}`: {why}")]
     Sweep { text: String, why: &'static str },
+    /// A solo board could not be dealt.
+    #[error("seed {seed}: {why}")]
+    Deal { seed: u64, why: String },
     #[error("the thread pool could not start: {0}")]
     Threads(String),
     /// The plot could not be drawn or written.

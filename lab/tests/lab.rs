@@ -123,3 +123,46 @@ fn plots_are_written_as_png_and_svg() {
     assert!(e.to_string().contains(".png or .svg"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn solo_boards_report_the_same_with_any_jobs_and_match_the_players() {
+    use varia::search::solo;
+    use varia::solo::{Forge, SoloGame, Status};
+    use varia_lab::solo::{SoloBatch, run};
+    let forge = Forge::new(Variant::load("chessic").unwrap()).unwrap();
+    let batch = SoloBatch {
+        boards: 6,
+        seed: 3,
+        jobs: 1,
+        raw: true,
+        decision_nodes: 20_000,
+        best_nodes: 2_000,
+        levels: vec!["apprentice".into()],
+    };
+    let one = run(&forge, &batch, &|| {}).unwrap();
+    let three = run(&forge, &SoloBatch { jobs: 3, ..batch.clone() }, &|| {}).unwrap();
+    assert_eq!(serde_json::to_string(&one).unwrap(), serde_json::to_string(&three).unwrap());
+    assert_eq!(one.len(), 1);
+    let r = &one[0];
+    assert_eq!(r.level, "apprentice");
+    assert_eq!(r.boards.iter().map(|b| b.seed).collect::<Vec<_>>(), [3, 4, 5, 6, 7, 8]);
+    // Each board's greedy result is the greedy route played on the seed's raw board.
+    for b in &r.boards {
+        let g = SoloGame::dealt(forge.clone(), 0, b.seed);
+        let (route, points) = solo::greedy(&g);
+        let mut played = g.clone();
+        for sq in route {
+            played.strike(sq).unwrap();
+        }
+        assert_eq!(b.greedy.score, points.0);
+        assert_eq!(b.greedy.forged, played.status() == Status::Forged);
+        assert_eq!(b.greedy.cooled, played.status() == Status::Cooled);
+        // Every board ends forged or cooled (no clock runs).
+        assert!(b.solver.forged != b.solver.cooled && b.greedy.forged != b.greedy.cooled);
+    }
+    assert_eq!(r.greedy.forged.count + r.greedy.cooled.count, 6);
+    assert_eq!(r.solver_better + r.solver_equal + r.solver_worse, 6);
+    assert_eq!(r.solver.histogram.counts.iter().sum::<u64>(), 6);
+    let e = run(&forge, &SoloBatch { levels: vec!["grandmaster".into()], ..batch }, &|| {}).unwrap_err();
+    assert!(e.to_string().contains("apprentice"), "{e}");
+}
