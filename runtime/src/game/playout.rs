@@ -6,7 +6,8 @@
 //! arrivals, `[scoring]`), no action text, no saved state per ply (nothing can fail, so
 //! nothing is rolled back), no history (undo is not offered), and the legal actions
 //! are generated once per ply, by the judgement that also decides the end, instead of
-//! three times (the caller's list, `apply`'s legality check, the judgement). With
+//! three times (the caller's list, `apply`'s legality check, the judgement), and left
+//! in the generator's order. With
 //! hooks, every action goes through the whole pipeline (hooks read the events, the ply
 //! and the history), and only the repeated listings are saved. Either way the positions,
 //! the legal lists and the outcomes equal the full path's (tests/playout.rs).
@@ -31,6 +32,8 @@ impl Playout {
     /// A playout from this game's position (its history is kept, and plies are counted
     /// from it). The legal actions of a failing `filter_actions` hook are the error.
     pub fn new(game: Game) -> Result<Playout, RuleError> {
+        // The first listing is sorted (as `legal_actions`); later ones, without hooks,
+        // in generation order.
         let legal = game.try_legal_actions()?;
         let hooked = game.hooked();
         let v = &game.variant;
@@ -39,7 +42,9 @@ impl Playout {
         Ok(Playout { game, legal, events: Vec::new(), plies, hooked, needs_events, evaluator: None })
     }
 
-    /// The legal actions now, in [`Game::legal_actions`]'s order (none once it is over).
+    /// The legal actions now (none once it is over): the same actions as
+    /// [`Game::legal_actions`]. Without hooks they come in the move generator's order,
+    /// which depends on the position alone (so playouts are reproducible), not sorted.
     pub fn legal(&self) -> &[Action] {
         &self.legal
     }
@@ -111,8 +116,9 @@ impl Playout {
         }
         g.hashes.push(g.core.hash());
         self.legal.clear();
+        // In generation order (a function of the position alone): sorting took a third
+        // of a chess playout's time.
         g.core.legal(&mut self.legal);
-        self.legal.sort();
         g.outcome = g.judge_core(self.legal.is_empty());
         if g.outcome.is_some() {
             self.legal.clear();
