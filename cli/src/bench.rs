@@ -8,6 +8,8 @@
 //! - `load`: the time to load each shipped variant (TOML, tables and Lua).
 //! - `ai`: the computer player's move time per level from the start position (median of
 //!   the runs, with the level's own time budget), its depth and nodes per second.
+//! - `selfplay`: games played to their end per second, random and novice, against
+//!   python-chess's random playouts (`bench_selfplay.rs`).
 //! - `memory`: the peak memory of long games whose hooks keep state (`memory.rs`).
 
 mod memory;
@@ -157,7 +159,7 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "hooks" => hooks(&args)?,
             "load" => load(&args)?,
             "ai" => ai(&args)?,
-            "selfplay" => selfplay(&args)?,
+            "selfplay" => crate::bench_selfplay::run(args.runs)?,
             "memory" => memory::memory(&args)?,
             "realm" => crate::bench_realm::run(args.runs, args.quick, !args.single_thread)?,
             "solve" => crate::bench_solve::run(&args)?,
@@ -340,45 +342,6 @@ fn hooks(args: &BenchArgs) -> Result<(), Fail> {
             samples.push(t.elapsed().as_secs_f64() * 1e3);
         }
         println!("{label:<46} {:>12.1}", median(samples));
-    }
-    Ok(())
-}
-
-/// Random self-play: seeded random legal actions through the whole pipeline (events,
-/// outcomes, hooks), games restarted when they end. Reports actions applied per second,
-/// for each variant with its Lua hooks and without them.
-fn selfplay(args: &BenchArgs) -> Result<(), Fail> {
-    const ACTIONS: usize = 20_000;
-    let runs = args.runs.max(1);
-    println!("{:<14} {:<10} {:>10} {:>14}", "variant", "hooks", "actions", "actions/s");
-    for name in ["standard", "decachess", "chessception"] {
-        let with = Variant::load(name)?;
-        let mut variants = vec![("none", with.without_hooks())];
-        if with.hooks.is_some() {
-            variants.push(("lua", with.clone()));
-        }
-        for (label, v) in variants {
-            let mut samples = Vec::new();
-            for run in 0..runs {
-                let mut rng = varia::rng::Rng::new(run as u64 + 1);
-                let mut game = Game::new(v.clone());
-                let t = Instant::now();
-                for _ in 0..ACTIONS {
-                    let legal = game.legal_actions();
-                    if legal.is_empty() {
-                        game = Game::new(v.clone());
-                        continue;
-                    }
-                    let a = legal[rng.below(legal.len() as u64) as usize];
-                    game.apply(a).map_err(|e| Fail(e.to_string()))?;
-                    if game.ply() > 300 {
-                        game = Game::new(v.clone());
-                    }
-                }
-                samples.push(ACTIONS as f64 / t.elapsed().as_secs_f64());
-            }
-            println!("{name:<14} {label:<10} {ACTIONS:>10} {:>14.0}", median(samples));
-        }
     }
     Ok(())
 }

@@ -7,6 +7,7 @@
 mod ai;
 mod bench;
 mod bench_realm;
+mod bench_selfplay;
 mod bench_solve;
 mod duel;
 mod engine;
@@ -16,6 +17,7 @@ mod play;
 mod play_solo;
 mod realm;
 mod realm_service;
+mod selfplay;
 mod solo;
 mod uci;
 mod uci_client;
@@ -139,6 +141,9 @@ enum Command {
     /// A match with alternating colours between levels of the computer player or other
     /// engines over UCI (`uci:COMMAND`): a line per game, scores, Elo, PGN.
     Match(matches::MatchArgs),
+    /// Self-play at scale (the balance lab): AI or random games on all cores, Ludii's
+    /// metrics, sweeps of TOML values (`--sweep KEY=A,B,C`), plots.
+    Selfplay(selfplay::SelfplayArgs),
     /// The engine over UCI, for every two-sided variant (for GUIs and tools).
     Uci(uci::UciArgs),
     /// The engine over the XBoard/CECP protocol, for every two-sided variant.
@@ -366,6 +371,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Duel(args) => duel::run(args),
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => matches::run_match(args),
+        Command::Selfplay(args) => selfplay::run(args),
         Command::Uci(args) => uci::run(args),
         Command::Xboard(args) => xboard::run(args),
         Command::Realm(args) => realm::run(args),

@@ -39,7 +39,7 @@ pub mod world;
 pub use action::{Action, ActionKind};
 pub use error::{LoadError, Problem};
 pub use event::Event;
-pub use game::{Game, RuleError};
+pub use game::{Game, Playout, RuleError};
 pub use geometry::{Geometry, Square};
 pub use hooks::{Hook, HookGame, Hooks, ScriptError};
 pub use mechanics::reserve;

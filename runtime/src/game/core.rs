@@ -18,6 +18,10 @@ pub(crate) trait Core: Send + Sync {
     /// Moves that ignore the check rule (used to explain illegal moves).
     fn pseudo_legal(&self, out: &mut Vec<Action>);
     fn make(&mut self, a: Action, events: &mut Vec<Event>);
+    /// `make` without the event list (a playout that no rule reads events in).
+    fn make_quiet(&mut self, a: Action);
+    /// Pieces per side and kind (saturating at 255), read from the square sets.
+    fn material(&self) -> [[u8; crate::piece::MAX_KINDS]; 2];
     /// Like `make`, with every damage amount passed through `damage` first.
     fn make_with_damage(
         &mut self,
@@ -87,6 +91,18 @@ impl<B: Bits> Core for CoreImpl<B> {
     }
     fn make(&mut self, a: Action, events: &mut Vec<Event>) {
         self.pos.make(self.v.tables(), a, events)
+    }
+    fn make_quiet(&mut self, a: Action) {
+        self.pos.make(self.v.tables(), a, &mut NoEvents)
+    }
+    fn material(&self) -> [[u8; crate::piece::MAX_KINDS]; 2] {
+        let mut out = [[0u8; crate::piece::MAX_KINDS]; 2];
+        for side in [Side::White, Side::Black] {
+            for (k, n) in out[side.index()].iter_mut().enumerate().take(self.v.kinds.len()) {
+                *n = u8::try_from(self.pos.pieces(side, k).count()).unwrap_or(u8::MAX);
+            }
+        }
+        out
     }
     fn make_with_damage(
         &mut self,

@@ -9,6 +9,7 @@ mod ai;
 mod core;
 mod explain;
 mod pipeline;
+mod playout;
 mod record;
 mod score;
 
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 use self::core::{Core, core_for};
+pub use self::playout::Playout;
 use crate::action::{Action, ActionKind};
 use crate::event::Event;
 use crate::geometry::Square;
@@ -600,18 +602,22 @@ impl Game {
         if d.insufficient.is_empty() && d.same_colour == 0 {
             return false;
         }
-        let pieces = self.core.setup().pieces;
-        let mut counts = [[0u8; crate::piece::MAX_KINDS]; 2];
-        for &(_, p) in &pieces {
-            let c = &mut counts[p.side.index()][p.kind.index()];
-            *c = c.saturating_add(1);
-        }
+        // Counted from the square sets: building the whole setup each ply cost more than
+        // the rest of the judgement.
+        let counts = self.core.material();
         if d.insufficient.iter().any(|pair| {
             (pair[0] == counts[0] && pair[1] == counts[1]) || (pair[1] == counts[0] && pair[0] == counts[1])
         }) {
             return true;
         }
         if d.same_colour != 0 {
+            let others = |k: usize| !v.kinds[k].royal && (counts[0][k] > 0 || counts[1][k] > 0);
+            let any = (0..v.kinds.len()).any(others);
+            let all_same = (0..v.kinds.len()).filter(|&k| others(k)).all(|k| d.same_colour & (1 << k) != 0);
+            if !any || !all_same {
+                return false;
+            }
+            let pieces = self.core.setup().pieces;
             let others: Vec<&(Square, Piece)> = pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal).collect();
             if !others.is_empty() && others.iter().all(|(_, p)| d.same_colour & (1 << p.kind.0) != 0) {
                 let light = v.geometry.is_light(others[0].0);

@@ -289,7 +289,7 @@ impl Game {
     /// Royal-repeat bookkeeping (A-CC23): a plain move of the royal piece with no damage
     /// counts an arrival on its square; any other move of that side, or castling, resets
     /// that side's counts; any damage resets both sides'.
-    fn count_royal_arrivals(&mut self, action: Action, mover: Side, events: &[Event]) {
+    pub(super) fn count_royal_arrivals(&mut self, action: Action, mover: Side, events: &[Event]) {
         if self.variant.draws.royal_repeat.is_none() {
             return;
         }
