@@ -22,11 +22,15 @@ use crate::variant::{Mode, Shape, WhenEmpty};
 use tables::{CAtom, Tables};
 
 /// The squares an atom reaches from `from` with occupancy `occ` (before the mode and
-/// capture rules are applied).
+/// capture rules are applied). `no_screen`: pieces a hop may not jump over (see
+/// [`no_screen`]).
 #[inline(always)]
-pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -> B {
-    if a.shape != Shape::Slide {
-        return a.table[from];
+pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, no_screen: B) -> B {
+    match a.shape {
+        Shape::Slide => {}
+        Shape::Hop => return hop(t, a, from, occ, no_screen),
+        _ if !a.legs.is_empty() => return blockable(t, a, from, occ),
+        _ => return a.table[from],
     }
     let mut out = B::EMPTY;
     for (i, &d) in a.dirs.iter().enumerate() {
@@ -38,6 +42,63 @@ pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -
             let b = if t.positive[d as usize] { blockers.lsb() } else { blockers.msb() };
             ray & !t.ray(d, b)
         };
+    }
+    match a.within {
+        Some(w) => out & w,
+        None => out,
+    }
+}
+
+/// The pieces of `pos` that `a` may not use as a screen (none unless it has `cannot_hop`).
+#[inline(always)]
+pub(crate) fn no_screen<B: Bits>(pos: &Position<B>, a: &CAtom<B>) -> B {
+    let mut out = B::EMPTY;
+    let mut ks = a.cannot_hop;
+    while ks != 0 {
+        let k = ks.trailing_zeros() as usize;
+        ks &= ks - 1;
+        out |= pos.by_kind[k];
+    }
+    out
+}
+
+/// Along each direction: over the first piece (the screen), then the empty squares
+/// beyond it and the first piece after them.
+#[inline(never)]
+fn hop<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, no_screen: B) -> B {
+    let mut out = B::EMPTY;
+    for (i, &d) in a.dirs.iter().enumerate() {
+        let ray = a.table[i * t.nsq + from];
+        let blockers = ray & occ;
+        if blockers.is_empty() {
+            continue;
+        }
+        let first = |b: B| if t.positive[d as usize] { b.lsb() } else { b.msb() };
+        let screen = first(blockers);
+        if no_screen.has(screen) {
+            continue;
+        }
+        let beyond = ray & t.ray(d, screen);
+        let next = beyond & occ;
+        out |= if next.is_empty() { beyond } else { beyond & !t.ray(d, first(next)) };
+    }
+    match a.within {
+        Some(w) => out & w,
+        None => out,
+    }
+}
+
+/// A leap's targets whose passed squares are all empty.
+#[inline(never)]
+fn blockable<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -> B {
+    let mut out = B::EMPTY;
+    let mut i = from;
+    while i < a.legs.len() {
+        let (to, leg) = a.legs[i];
+        if (leg & occ).is_empty() {
+            out |= to;
+        }
+        i += t.nsq;
     }
     out
 }
@@ -87,7 +148,9 @@ impl<B: Bits> Guard<B> {
         }
         // Several royals, too many slide directions, or an opponent piece that a capture
         // could bring back (a frozen piece resolving): test each move exactly.
+        // Royal facing: any move off a file between two royals may expose them.
         if royals.more_than_one()
+            || !t.facing.is_empty()
             || t.slide_attacks[them.index()].len() > MAX_PINS
             || !pos.queue[them.index()].is_empty()
         {
@@ -288,7 +351,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                 if !a.from.has(from) || (a.silenced && (t.adjacent[from] & enemy).any()) {
                     continue;
                 }
-                let r = reach(t, a, from, occ);
+                let r = reach(t, a, from, occ, if a.cannot_hop != 0 { no_screen(pos, a) } else { B::EMPTY });
                 let mut capt = if a.mode != Mode::Move { r & enemy } else { B::EMPTY };
                 if a.cannot_capture != 0 {
                     let mut ks = a.cannot_capture;
