@@ -26,6 +26,10 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("capablanca", "capablanca", 4),
     ("xiangqi", "xiangqi", 4),
     ("minixiangqi", "minixiangqi", 4),
+    ("amazon", "amazon", 4),
+    ("almost", "almost", 4),
+    ("chigorin", "chigorin", 4),
+    ("knightmate", "knightmate", 4),
 ];
 
 /// Random walks per variant, their length, and how often perft 3 is compared on the way.
@@ -198,7 +202,9 @@ fn perft_agrees_with_fairy_stockfish_along_its_random_games() {
 }
 
 #[test]
-#[should_panic(expected = "x: perft 2 differs after `e2e4` (varia 30, fsf 31); divide where they differ:\n  a7a6: varia 20 fsf 20\n")]
+#[should_panic(
+    expected = "x: perft 2 differs after `e2e4` (varia 30, fsf 31); divide where they differ:\n  a7a6: varia 10 fsf 20\n  b7b6: varia 20 fsf 11"
+)]
 fn a_mismatch_prints_both_divides_where_they_differ() {
     let ours: BTreeMap<String, u64> = [("a7a6".into(), 10), ("b7b6".into(), 20)].into();
     let theirs: BTreeMap<String, u64> = [("a7a6".into(), 20), ("b7b6".into(), 11)].into();
