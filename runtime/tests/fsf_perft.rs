@@ -30,6 +30,10 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("almost", "almost", 4),
     ("chigorin", "chigorin", 4),
     ("knightmate", "knightmate", 4),
+    ("embassy", "embassy", 4),
+    ("janus", "janus", 4),
+    ("chancellor", "chancellor", 4),
+    ("gothic", "gothic", 4),
 ];
 
 /// Random walks per variant, their length, and how often perft 3 is compared on the way.
