@@ -597,7 +597,7 @@ impl<B: Bits> Position<B> {
                     {
                         continue;
                     }
-                    if crate::movegen::reach(t, a, f, occ, crate::movegen::no_screen(self, a)).has(sq) {
+                    if crate::movegen::reach(t, a, f, occ, &self.by_kind).has(sq) {
                         return true;
                     }
                 }

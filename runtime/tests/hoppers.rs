@@ -79,7 +79,8 @@ fn a_horse_checks_only_through_an_open_leg() {
 
 #[test]
 fn a_long_blockable_leap_passes_an_orthogonal_then_a_diagonal_square() {
-    let body = "[pieces.elephant]\nletter = \"E\"\nmoves = [{ leap = [[2, 3]], symmetry = \"all\", blockable = true }]\n";
+    let body =
+        "[pieces.elephant]\nletter = \"E\"\nmoves = [{ leap = [[2, 3]], symmetry = \"all\", blockable = true }]\n";
     // Janggi's elephant on e5 of 9×10: eight targets on an empty board.
     let v = variant(9, 10, "k8/9/9/9/9/4E4/9/9/9/K8 w - - 0 1", body).unwrap();
     assert_eq!(targets(&Game::new(v), "e5"), sq("g8 c8 g2 c2 h7 b7 h3 b3"));
@@ -120,15 +121,25 @@ fn royals_may_face_each_other_unless_the_rule_forbids_it() {
 fn the_new_keys_refuse_what_they_cannot_mean() {
     let fen = "k7/8/8/8/8/8/8/K7 w - - 0 1";
     let err = |body: &str| variant(8, 8, fen, body).expect_err(body);
-    assert!(err("[pieces.r]\nletter = \"R\"\nmoves = [{ slide = \"orthogonal\", blockable = true }]\n")
-        .contains("`blockable` applies to a `leap`"));
-    assert!(err("[pieces.r]\nletter = \"R\"\nmoves = [{ leap = \"all\", cannot_hop = [\"king\"] }]\n")
-        .contains("`cannot_hop` names the kinds a `hop` may not jump over"));
-    assert!(err("[pieces.r]\nletter = \"R\"\nmoves = [{ hop = \"all\", cannot_hop = [\"kong\"] }]\n")
-        .contains("unknown piece kind `kong`"));
-    assert!(err("[pieces.r]\nletter = \"R\"\nconfined = \"nowhere\"\nmoves = [{ leap = \"all\" }]\n")
-        .contains("unknown region `nowhere`"));
+    assert!(
+        err("[pieces.r]\nletter = \"R\"\nmoves = [{ slide = \"orthogonal\", blockable = true }]\n")
+            .contains("`blockable` applies to a `leap`")
+    );
+    assert!(
+        err("[pieces.r]\nletter = \"R\"\nmoves = [{ leap = \"all\", cannot_hop = [\"king\"] }]\n")
+            .contains("`cannot_hop` names the kinds a `hop` may not jump over")
+    );
+    assert!(
+        err("[pieces.r]\nletter = \"R\"\nmoves = [{ hop = \"all\", cannot_hop = [\"kong\"] }]\n")
+            .contains("unknown piece kind `kong`")
+    );
+    assert!(
+        err("[pieces.r]\nletter = \"R\"\nconfined = \"nowhere\"\nmoves = [{ leap = \"all\" }]\n")
+            .contains("unknown region `nowhere`")
+    );
     assert!(err("[rules]\nroyals_facing = \"sometimes\"\n").contains("royals_facing is \"illegal\" or \"allowed\""));
-    assert!(err("[pieces.r]\nletter = \"R\"\nmoves = [{ hop = \"all\", leap = \"all\" }]\n")
-        .contains("exactly one of `leap`, `slide`, `farthest`, `hop` or `anywhere`"));
+    assert!(
+        err("[pieces.r]\nletter = \"R\"\nmoves = [{ hop = \"all\", leap = \"all\" }]\n")
+            .contains("exactly one of `leap`, `slide`, `farthest`, `hop` or `anywhere`")
+    );
 }

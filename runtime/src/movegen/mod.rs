@@ -22,16 +22,21 @@ use crate::variant::{Mode, Shape, WhenEmpty};
 use tables::{CAtom, Tables};
 
 /// The squares an atom reaches from `from` with occupancy `occ` (before the mode and
-/// capture rules are applied). `no_screen`: pieces a hop may not jump over (see
-/// [`no_screen`]).
+/// capture rules are applied); `by_kind` tells a hop which pieces may not screen.
 #[inline(always)]
-pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, no_screen: B) -> B {
-    match a.shape {
-        Shape::Slide => {}
-        Shape::Hop => return hop(t, a, from, occ, no_screen),
-        _ if !a.legs.is_empty() => return blockable(t, a, from, occ),
-        _ => return a.table[from],
+pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, by_kind: &[B; MAX_KINDS]) -> B {
+    // Hops, blockable leaps and confined slides: one flag, so plain atoms pay one branch.
+    if a.special {
+        return special(t, a, from, occ, by_kind);
     }
+    if a.shape != Shape::Slide {
+        return a.table[from];
+    }
+    slide(t, a, from, occ)
+}
+
+#[inline(always)]
+fn slide<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -> B {
     let mut out = B::EMPTY;
     for (i, &d) in a.dirs.iter().enumerate() {
         let ray = a.table[i * t.nsq + from];
@@ -43,28 +48,36 @@ pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, n
             ray & !t.ray(d, b)
         };
     }
+    out
+}
+
+#[inline(never)]
+fn special<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, by_kind: &[B; MAX_KINDS]) -> B {
+    let out = match a.shape {
+        Shape::Hop => {
+            // The pieces it may not use as a screen.
+            let mut no_screen = B::EMPTY;
+            let mut ks = a.cannot_hop;
+            while ks != 0 {
+                let k = ks.trailing_zeros() as usize;
+                ks &= ks - 1;
+                no_screen |= by_kind[k];
+            }
+            hop(t, a, from, occ, no_screen)
+        }
+        Shape::Slide => slide(t, a, from, occ),
+        _ if !a.legs.is_empty() => blockable(t, a, from, occ),
+        _ => a.table[from],
+    };
     match a.within {
         Some(w) => out & w,
         None => out,
     }
 }
 
-/// The pieces of `pos` that `a` may not use as a screen (none unless it has `cannot_hop`).
-#[inline(always)]
-pub(crate) fn no_screen<B: Bits>(pos: &Position<B>, a: &CAtom<B>) -> B {
-    let mut out = B::EMPTY;
-    let mut ks = a.cannot_hop;
-    while ks != 0 {
-        let k = ks.trailing_zeros() as usize;
-        ks &= ks - 1;
-        out |= pos.by_kind[k];
-    }
-    out
-}
-
 /// Along each direction: over the first piece (the screen), then the empty squares
 /// beyond it and the first piece after them.
-#[inline(never)]
+#[inline(always)]
 fn hop<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, no_screen: B) -> B {
     let mut out = B::EMPTY;
     for (i, &d) in a.dirs.iter().enumerate() {
@@ -82,14 +95,11 @@ fn hop<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, no_screen: B) 
         let next = beyond & occ;
         out |= if next.is_empty() { beyond } else { beyond & !t.ray(d, first(next)) };
     }
-    match a.within {
-        Some(w) => out & w,
-        None => out,
-    }
+    out
 }
 
 /// A leap's targets whose passed squares are all empty.
-#[inline(never)]
+#[inline(always)]
 fn blockable<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -> B {
     let mut out = B::EMPTY;
     let mut i = from;
@@ -351,7 +361,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                 if !a.from.has(from) || (a.silenced && (t.adjacent[from] & enemy).any()) {
                     continue;
                 }
-                let r = reach(t, a, from, occ, if a.cannot_hop != 0 { no_screen(pos, a) } else { B::EMPTY });
+                let r = reach(t, a, from, occ, &pos.by_kind);
                 let mut capt = if a.mode != Mode::Move { r & enemy } else { B::EMPTY };
                 if a.cannot_capture != 0 {
                     let mut ks = a.cannot_capture;

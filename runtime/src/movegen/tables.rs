@@ -94,6 +94,8 @@ pub(crate) struct CAtom<B: Bits> {
     /// Slides and hops of a confined piece: the squares they may end on (leap tables are
     /// cut to it when built).
     pub within: Option<B>,
+    /// A hop, a blockable leap or a confined slide: reached through the slower path.
+    pub special: bool,
 }
 
 /// How a kind promotes, compiled.
@@ -309,6 +311,7 @@ impl<B: Bits> Tables<B> {
                         legs: Vec::new(),
                         cannot_hop: a.cannot_hop,
                         within: None,
+                        special: false,
                     };
                     match a.shape {
                         Shape::Leap if a.blockable => {
@@ -321,7 +324,9 @@ impl<B: Bits> Tables<B> {
                             }
                             c.table = geo
                                 .squares()
-                                .map(|sq| (0..vectors.len()).fold(B::EMPTY, |acc, i| acc | c.legs[i * nsq + sq.index()].0))
+                                .map(|sq| {
+                                    (0..vectors.len()).fold(B::EMPTY, |acc, i| acc | c.legs[i * nsq + sq.index()].0)
+                                })
                                 .collect()
                         }
                         Shape::Leap => {
@@ -346,6 +351,7 @@ impl<B: Bits> Tables<B> {
                             c.within = within;
                         }
                     }
+                    c.special = a.shape == Shape::Hop || !c.legs.is_empty() || c.within.is_some();
                     // A confined leap never lands outside its region: cut the table once.
                     if let (Some(w), Shape::Leap | Shape::Farthest) = (within, a.shape) {
                         for x in c.table.iter_mut() {
@@ -461,10 +467,8 @@ impl<B: Bits> Tables<B> {
             }
         }
         if v.rules.royals_facing_illegal {
-            t.facing = geo
-                .squares()
-                .map(|sq| (t.set(walk(geo, sq, (0, 1), 0)), t.set(walk(geo, sq, (0, -1), 0))))
-                .collect();
+            t.facing =
+                geo.squares().map(|sq| (t.set(walk(geo, sq, (0, 1), 0)), t.set(walk(geo, sq, (0, -1), 0)))).collect();
         }
         t.combat = v.combat.clone();
         t.stats = v.kinds.iter().map(|k| k.stats.clone()).collect();

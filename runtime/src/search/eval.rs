@@ -356,8 +356,9 @@ fn mobility<B: Bits>(t: &Tables<B>, atoms: &[crate::movegen::tables::CAtom<B>], 
         if !a.from.has(sq) {
             continue;
         }
-        let r = if a.shape == Shape::Hop || !a.legs.is_empty() {
-            crate::movegen::reach(t, a, sq, occ, B::EMPTY)
+        let r = if a.special {
+            // Screens of every kind count here: mobility is an estimate.
+            crate::movegen::reach(t, a, sq, occ, &[B::EMPTY; crate::piece::MAX_KINDS])
         } else if a.shape != Shape::Slide {
             a.table[sq]
         } else {

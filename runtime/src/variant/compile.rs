@@ -150,6 +150,10 @@ impl Compiler<'_, '_> {
             let p = piece.get_ref();
             let letter = self.letter(&p.letter, name, &mut letters);
             let confined = p.confined.as_ref().and_then(|r| {
+                if self.solo {
+                    self.err(r.span(), "`confined` is for two-sided boards: a solo board's targets ignore it");
+                    return None;
+                }
                 let i = region_index(r.get_ref());
                 if i.is_none() {
                     self.unknown(r, "region", regions.iter().map(|r| r.name.as_str()));
