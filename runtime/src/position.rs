@@ -597,7 +597,7 @@ impl<B: Bits> Position<B> {
                     {
                         continue;
                     }
-                    if crate::movegen::reach(t, a, f, occ).has(sq) {
+                    if crate::movegen::reach(t, a, f, occ, &self.by_kind).has(sq) {
                         return true;
                     }
                 }
@@ -606,12 +606,24 @@ impl<B: Bits> Position<B> {
         false
     }
 
+    /// Whether the first piece above or below `sq` on its file is a royal piece of `by`
+    /// (`rules.royals_facing = "illegal"`: standing so counts as being attacked).
+    fn faces_royal(&self, t: &Tables<B>, sq: usize, by: Side, occ: B) -> bool {
+        let (up, down) = t.facing[sq];
+        let theirs = self.royals(t, by);
+        let (u, d) = (up & occ, down & occ);
+        (u.any() && theirs.has(u.lsb())) || (d.any() && theirs.has(d.msb()))
+    }
+
     /// Whether any royal piece of `side` is attacked, by any atom.
     pub fn royal_attacked(&self, t: &Tables<B>, side: Side) -> bool {
         let them = side.opponent();
         let occ = self.occupied();
         for sq in self.royals(t, side).iter() {
             if self.attackers(t, sq, them, occ).any() {
+                return true;
+            }
+            if !t.facing.is_empty() && self.faces_royal(t, sq, them, occ) {
                 return true;
             }
             if t.cond_attackers[them.index()] != 0 && self.cond_attacked(t, sq, them, kind_of(self.code(sq))) {

@@ -162,6 +162,8 @@ impl Game {
                     Shape::Farthest => walk(*geo, from, d, 0),
                     // Solo boards only; a two-sided game never has it.
                     Shape::Anywhere => return None,
+                    // A hop's screen is not explained: the generic refusal stands.
+                    Shape::Hop => return None,
                 };
                 let at = ray.iter().position(|&s| s == to)?;
                 (atom.shape == Shape::Slide || at + 1 == ray.len()).then(|| ray[..at].to_vec())

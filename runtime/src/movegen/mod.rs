@@ -22,12 +22,21 @@ use crate::variant::{Mode, Shape, WhenEmpty};
 use tables::{CAtom, Tables};
 
 /// The squares an atom reaches from `from` with occupancy `occ` (before the mode and
-/// capture rules are applied).
+/// capture rules are applied); `by_kind` tells a hop which pieces may not screen.
 #[inline(always)]
-pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -> B {
+pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, by_kind: &[B; MAX_KINDS]) -> B {
+    // Hops, blockable leaps and confined slides: one flag, so plain atoms pay one branch.
+    if a.special {
+        return special(t, a, from, occ, by_kind);
+    }
     if a.shape != Shape::Slide {
         return a.table[from];
     }
+    slide(t, a, from, occ)
+}
+
+#[inline(always)]
+fn slide<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -> B {
     let mut out = B::EMPTY;
     for (i, &d) in a.dirs.iter().enumerate() {
         let ray = a.table[i * t.nsq + from];
@@ -38,6 +47,68 @@ pub(crate) fn reach<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -
             let b = if t.positive[d as usize] { blockers.lsb() } else { blockers.msb() };
             ray & !t.ray(d, b)
         };
+    }
+    out
+}
+
+#[inline(never)]
+fn special<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, by_kind: &[B; MAX_KINDS]) -> B {
+    let out = match a.shape {
+        Shape::Hop => {
+            // The pieces it may not use as a screen.
+            let mut no_screen = B::EMPTY;
+            let mut ks = a.cannot_hop;
+            while ks != 0 {
+                let k = ks.trailing_zeros() as usize;
+                ks &= ks - 1;
+                no_screen |= by_kind[k];
+            }
+            hop(t, a, from, occ, no_screen)
+        }
+        Shape::Slide => slide(t, a, from, occ),
+        _ if !a.legs.is_empty() => blockable(t, a, from, occ),
+        _ => a.table[from],
+    };
+    match a.within {
+        Some(w) => out & w,
+        None => out,
+    }
+}
+
+/// Along each direction: over the first piece (the screen), then the empty squares
+/// beyond it and the first piece after them.
+#[inline(always)]
+fn hop<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B, no_screen: B) -> B {
+    let mut out = B::EMPTY;
+    for (i, &d) in a.dirs.iter().enumerate() {
+        let ray = a.table[i * t.nsq + from];
+        let blockers = ray & occ;
+        if blockers.is_empty() {
+            continue;
+        }
+        let first = |b: B| if t.positive[d as usize] { b.lsb() } else { b.msb() };
+        let screen = first(blockers);
+        if no_screen.has(screen) {
+            continue;
+        }
+        let beyond = ray & t.ray(d, screen);
+        let next = beyond & occ;
+        out |= if next.is_empty() { beyond } else { beyond & !t.ray(d, first(next)) };
+    }
+    out
+}
+
+/// A leap's targets whose passed squares are all empty.
+#[inline(always)]
+fn blockable<B: Bits>(t: &Tables<B>, a: &CAtom<B>, from: usize, occ: B) -> B {
+    let mut out = B::EMPTY;
+    let mut i = from;
+    while i < a.legs.len() {
+        let (to, leg) = a.legs[i];
+        if (leg & occ).is_empty() {
+            out |= to;
+        }
+        i += t.nsq;
     }
     out
 }
@@ -87,7 +158,9 @@ impl<B: Bits> Guard<B> {
         }
         // Several royals, too many slide directions, or an opponent piece that a capture
         // could bring back (a frozen piece resolving): test each move exactly.
+        // Royal facing: any move off a file between two royals may expose them.
         if royals.more_than_one()
+            || !t.facing.is_empty()
             || t.slide_attacks[them.index()].len() > MAX_PINS
             || !pos.queue[them.index()].is_empty()
         {
@@ -288,7 +361,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                 if !a.from.has(from) || (a.silenced && (t.adjacent[from] & enemy).any()) {
                     continue;
                 }
-                let r = reach(t, a, from, occ);
+                let r = reach(t, a, from, occ, &pos.by_kind);
                 let mut capt = if a.mode != Mode::Move { r & enemy } else { B::EMPTY };
                 if a.cannot_capture != 0 {
                     let mut ks = a.cannot_capture;

@@ -53,6 +53,9 @@ pub(crate) struct Tables<B: Bits> {
     pub progress: u32,
     /// Whether the en-passant squares can be trimmed to those an enemy could take.
     pub ep_trim: bool,
+    /// With `rules.royals_facing = "illegal"`: per square, the squares above and below it
+    /// on its file (empty otherwise, and then never looked at).
+    pub facing: Vec<(B, B)>,
     pub zobrist: Zobrist,
 }
 
@@ -83,6 +86,16 @@ pub(crate) struct CAtom<B: Bits> {
     pub captures_ep: bool,
     pub silenced: bool,
     pub cannot_capture: u32,
+    /// Blockable leaps: `[i * nsq + sq]` for the i-th vector, its target (one bit, or
+    /// none off the board) and the squares a piece on which blocks it.
+    pub legs: Vec<(B, B)>,
+    /// Hops: kinds that may not be the screen (bit per kind).
+    pub cannot_hop: u32,
+    /// Slides and hops of a confined piece: the squares they may end on (leap tables are
+    /// cut to it when built).
+    pub within: Option<B>,
+    /// A hop, a blockable leap or a confined slide: reached through the slower path.
+    pub special: bool,
 }
 
 /// How a kind promotes, compiled.
@@ -207,6 +220,7 @@ impl<B: Bits> Tables<B> {
             royal: 0,
             progress: 0,
             ep_trim: true,
+            facing: vec![],
             zobrist: Zobrist::new(0),
         }
     }
@@ -246,7 +260,7 @@ impl<B: Bits> Tables<B> {
         let flip = |side: Side, (x, y): Offset| if side == Side::White { (x, y) } else { (x, -y) };
         let mut dirs = Vec::new();
         for k in &v.kinds {
-            for a in k.atoms.iter().filter(|a| a.shape == Shape::Slide) {
+            for a in k.atoms.iter().filter(|a| matches!(a.shape, Shape::Slide | Shape::Hop)) {
                 for side in Side::BOTH {
                     for &vec in &a.vectors {
                         let d = flip(side, vec);
@@ -282,6 +296,7 @@ impl<B: Bits> Tables<B> {
                         None => t.all,
                     };
                     let vectors: Vec<Offset> = a.vectors.iter().map(|&x| flip(side, x)).collect();
+                    let within = a.within.map(|r| t.regions[r][s]);
                     let mut c = CAtom {
                         shape: a.shape,
                         table: Vec::new(),
@@ -293,8 +308,27 @@ impl<B: Bits> Tables<B> {
                         captures_ep: a.captures_en_passant,
                         silenced: a.silenced_by_adjacent_enemy,
                         cannot_capture: a.cannot_capture,
+                        legs: Vec::new(),
+                        cannot_hop: a.cannot_hop,
+                        within: None,
+                        special: false,
                     };
                     match a.shape {
+                        Shape::Leap if a.blockable => {
+                            for &d in &vectors {
+                                for sq in geo.squares() {
+                                    let to = geo.offset(sq, d).filter(|&x| within.is_none_or(|w| w.has(x.index())));
+                                    let leg = to.map_or(B::EMPTY, |_| t.set(leg_squares(geo, sq, d)));
+                                    c.legs.push((to.map_or(B::EMPTY, |x| B::bit(x.index())), leg));
+                                }
+                            }
+                            c.table = geo
+                                .squares()
+                                .map(|sq| {
+                                    (0..vectors.len()).fold(B::EMPTY, |acc, i| acc | c.legs[i * nsq + sq.index()].0)
+                                })
+                                .collect()
+                        }
                         Shape::Leap => {
                             c.table = geo
                                 .squares()
@@ -309,26 +343,39 @@ impl<B: Bits> Tables<B> {
                         }
                         // Solo boards only: the two-sided tables of a solo variant are never used.
                         Shape::Anywhere => c.table = geo.squares().map(|_| t.set(std::iter::empty())).collect(),
-                        Shape::Slide => {
+                        Shape::Slide | Shape::Hop => {
                             for &d in &vectors {
                                 c.dirs.push(t.dirs.iter().position(|&x| x == d).unwrap() as u8);
                                 c.table.extend(geo.squares().map(|sq| t.set(walk(geo, sq, d, a.range))));
                             }
+                            c.within = within;
+                        }
+                    }
+                    c.special = a.shape == Shape::Hop || !c.legs.is_empty() || c.within.is_some();
+                    // A confined leap never lands outside its region: cut the table once.
+                    if let (Some(w), Shape::Leap | Shape::Farthest) = (within, a.shape) {
+                        for x in c.table.iter_mut() {
+                            *x &= w;
                         }
                     }
                     // How this atom counts for attacks on royal pieces.
                     let immune_royals = a.cannot_capture & all_royal;
                     let never_attacks = all_royal != 0 && immune_royals == all_royal;
+                    // Hops and blockable leaps depend on pieces the pin scan does not
+                    // look at: they are judged on the very position, like conditional ones.
                     let conditional = a.silenced_by_adjacent_enemy
                         || (immune_royals != 0 && !never_attacks)
-                        || (a.shape == Shape::Slide && a.from.is_some());
+                        || (a.shape == Shape::Slide && (a.from.is_some() || within.is_some()))
+                        || a.shape == Shape::Hop
+                        || a.blockable;
                     if a.captures() && !never_attacks {
                         if conditional {
                             t.cond_attackers[s] |= 1 << ki;
                             // Reach on an empty board, ignoring blockers.
                             for f in from.iter() {
-                                let reach = if a.shape == Shape::Slide {
+                                let reach = if matches!(a.shape, Shape::Slide | Shape::Hop) {
                                     c.dirs.iter().enumerate().fold(B::EMPTY, |acc, (i, _)| acc | c.table[i * nsq + f])
+                                        & within.unwrap_or(t.all)
                                 } else {
                                     c.table[f]
                                 };
@@ -419,6 +466,10 @@ impl<B: Bits> Tables<B> {
                 *n = n.saturating_add(1);
             }
         }
+        if v.rules.royals_facing_illegal {
+            t.facing =
+                geo.squares().map(|sq| (t.set(walk(geo, sq, (0, 1), 0)), t.set(walk(geo, sq, (0, -1), 0)))).collect();
+        }
         t.combat = v.combat.clone();
         t.stats = v.kinds.iter().map(|k| k.stats.clone()).collect();
         let near = |t: &Self, r: u8| -> Vec<B> {
@@ -446,6 +497,29 @@ impl<B: Bits> Tables<B> {
         }
         t
     }
+}
+
+/// The squares a blockable leap by `d` from `sq` passes: its orthogonal steps first
+/// (as many as the larger part exceeds the smaller), then its diagonal ones, the target
+/// excluded. [1, 2] passes [0, 1] (the horse's leg), [2, 2] passes [1, 1] (the
+/// elephant's eye), [2, 3] passes [0, 1] and [1, 2].
+pub(crate) fn leg_squares(geo: Geometry, sq: Square, (dx, dy): Offset) -> Vec<Square> {
+    let (ax, ay) = (dx.unsigned_abs(), dy.unsigned_abs());
+    let ortho = if ax > ay { (dx.signum(), 0) } else { (0, dy.signum()) };
+    let diag = (dx.signum(), dy.signum());
+    let mut steps = vec![ortho; ax.abs_diff(ay) as usize];
+    steps.extend(std::iter::repeat_n(diag, ax.min(ay) as usize));
+    steps.pop();
+    let mut out = Vec::new();
+    let (mut x, mut y) = (0i8, 0i8);
+    for (sx, sy) in steps {
+        x += sx;
+        y += sy;
+        if let Some(s) = geo.offset(sq, (x, y)) {
+            out.push(s);
+        }
+    }
+    out
 }
 
 /// The squares from `sq` along `d`, at most `range` steps (0 = to the edge).

@@ -86,18 +86,19 @@ fn empty_reach(v: &Variant, kind: usize, side: Side, sq: Square) -> Vec<Square> 
                 Shape::Leap => out.extend(g.offset(sq, d)),
                 // Solo boards only (no vectors): a two-sided game never has it.
                 Shape::Anywhere => {}
-                Shape::Slide | Shape::Farthest => {
+                // A hop's reach on an empty board is taken as its line's (a rook's, for a cannon).
+                Shape::Slide | Shape::Farthest | Shape::Hop => {
                     let mut s = sq;
                     let mut steps = 0;
                     let mut last = None;
                     while let Some(n) = g.offset(s, d) {
                         steps += 1;
-                        if a.shape == Shape::Slide {
+                        if a.shape != Shape::Farthest {
                             out.push(n);
                         }
                         last = Some(n);
                         s = n;
-                        if a.shape == Shape::Slide && a.range != 0 && steps >= a.range {
+                        if a.shape != Shape::Farthest && a.range != 0 && steps >= a.range {
                             break;
                         }
                     }
@@ -355,7 +356,10 @@ fn mobility<B: Bits>(t: &Tables<B>, atoms: &[crate::movegen::tables::CAtom<B>], 
         if !a.from.has(sq) {
             continue;
         }
-        let r = if a.shape != Shape::Slide {
+        let r = if a.special {
+            // Screens of every kind count here: mobility is an estimate.
+            crate::movegen::reach(t, a, sq, occ, &[B::EMPTY; crate::piece::MAX_KINDS])
+        } else if a.shape != Shape::Slide {
             a.table[sq]
         } else {
             let mut r = B::EMPTY;

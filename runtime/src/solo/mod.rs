@@ -97,6 +97,8 @@ impl Forge {
                         for a in &k.atoms {
                             match a.shape {
                                 Shape::Anywhere => r.anywhere = true,
+                                // Refused on solo boards when the variant loads.
+                                Shape::Hop => {}
                                 Shape::Leap => r.fixed.extend(a.vectors.iter().filter_map(|&d| g.offset(sq, d))),
                                 Shape::Farthest => r.fixed.extend(
                                     a.vectors

@@ -149,9 +149,21 @@ impl Compiler<'_, '_> {
         for (name, piece) in spec.pieces.iter() {
             let p = piece.get_ref();
             let letter = self.letter(&p.letter, name, &mut letters);
+            let confined = p.confined.as_ref().and_then(|r| {
+                if self.solo {
+                    self.err(r.span(), "`confined` is for two-sided boards: a solo board's targets ignore it");
+                    return None;
+                }
+                let i = region_index(r.get_ref());
+                if i.is_none() {
+                    self.unknown(r, "region", regions.iter().map(|r| r.name.as_str()));
+                }
+                i
+            });
             let mut atoms = Vec::new();
             for m in &p.moves {
-                if let Some(a) = self.atom(m, &kind_index, &region_index) {
+                if let Some(mut a) = self.atom(m, &kind_index, &region_index) {
+                    a.within = confined;
                     atoms.push(a);
                 }
             }
@@ -229,6 +241,7 @@ impl Compiler<'_, '_> {
         let castling = self.castling(&spec.castling, geometry);
         let rules = CoreRules {
             check: spec.rules.check,
+            royals_facing_illegal: false,
             checkmate: self.verdict(&spec.rules.checkmate),
             stalemate: self.verdict(&spec.rules.stalemate),
             royal_lost: match &spec.rules.royal_lost {
@@ -240,6 +253,16 @@ impl Compiler<'_, '_> {
                 }
             },
         };
+        let royals_facing_illegal = match &spec.rules.royals_facing {
+            None => false,
+            Some(r) if r.get_ref() == "allowed" => false,
+            Some(r) if r.get_ref() == "illegal" => true,
+            Some(r) => {
+                self.err(r.span(), format!("`{}`: royals_facing is \"illegal\" or \"allowed\"", r.get_ref()));
+                false
+            }
+        };
+        let rules = CoreRules { royals_facing_illegal, ..rules };
         let combat = self.combat(&spec, &mut kinds, &kind_index);
         let clock = spec.clock.as_ref().map(|c| ClockRule {
             limit_ms: c.limit_minutes as u64 * 60_000,
@@ -451,10 +474,11 @@ impl Compiler<'_, '_> {
     ) -> Option<Atom> {
         let span = m.span();
         let s = m.get_ref();
-        let shapes = [(Shape::Leap, &s.leap), (Shape::Slide, &s.slide), (Shape::Farthest, &s.farthest)];
+        let shapes =
+            [(Shape::Leap, &s.leap), (Shape::Slide, &s.slide), (Shape::Farthest, &s.farthest), (Shape::Hop, &s.hop)];
         let given: Vec<_> = shapes.iter().filter(|(_, v)| v.is_some()).collect();
         if given.len() + s.anywhere as usize != 1 {
-            self.err(span, "a movement atom needs exactly one of `leap`, `slide`, `farthest` or `anywhere`");
+            self.err(span, "a movement atom needs exactly one of `leap`, `slide`, `farthest`, `hop` or `anywhere`");
             return None;
         }
         if s.anywhere {
@@ -473,9 +497,25 @@ impl Compiler<'_, '_> {
                 captures_en_passant: false,
                 silenced_by_adjacent_enemy: false,
                 cannot_capture: 0,
+                blockable: false,
+                cannot_hop: 0,
+                within: None,
             });
         }
         let (shape, vectors) = (given[0].0, given[0].1.as_ref().unwrap());
+        // The solo engine reads only leaps, slides and farthest squares over its wear.
+        if self.solo && (shape == Shape::Hop || s.blockable) {
+            self.err(span.clone(), "`hop` and `blockable` are for two-sided boards: a solo board has no screens");
+            return None;
+        }
+        if s.blockable && shape != Shape::Leap {
+            self.err(span.clone(), "`blockable` applies to a `leap` (a slide is always blocked)");
+            return None;
+        }
+        if !s.cannot_hop.is_empty() && shape != Shape::Hop {
+            self.err(span.clone(), "`cannot_hop` names the kinds a `hop` may not jump over");
+            return None;
+        }
         let symmetry = s.symmetry.as_ref().map(|x| x.get_ref().as_str()).unwrap_or("none");
         let mut vs = match vectors {
             VectorSpec::Named(n) => match named_vectors(n) {
@@ -561,7 +601,7 @@ impl Compiler<'_, '_> {
         let (mut creates, mut captures) = (false, false);
         if let Some(ep) = &s.en_passant {
             match ep.get_ref().as_str() {
-                "creates" if mode == Mode::Move && shape != Shape::Farthest => creates = true,
+                "creates" if mode == Mode::Move && matches!(shape, Shape::Leap | Shape::Slide) => creates = true,
                 "creates" => {
                     self.err(ep.span(), "en_passant = \"creates\" needs a `slide` or `leap` with mode = \"move\"")
                 }
@@ -588,6 +628,13 @@ impl Compiler<'_, '_> {
                 None => self.err(k.span(), format!("unknown piece kind `{}`", k.get_ref())),
             }
         }
+        let mut cannot_hop = 0u32;
+        for k in &s.cannot_hop {
+            match kind_index(k.get_ref()) {
+                Some(id) => cannot_hop |= 1 << id.0,
+                None => self.err(k.span(), format!("unknown piece kind `{}`", k.get_ref())),
+            }
+        }
         Some(Atom {
             shape,
             vectors: vs,
@@ -599,6 +646,9 @@ impl Compiler<'_, '_> {
             captures_en_passant: captures,
             silenced_by_adjacent_enemy: s.silenced_by_adjacent_enemy,
             cannot_capture,
+            blockable: s.blockable,
+            cannot_hop,
+            within: None,
         })
     }
 

@@ -127,6 +127,8 @@ pub struct CoreRules {
     pub stalemate: Verdict,
     /// A side that has lost all its royal pieces loses (when set).
     pub royal_lost: bool,
+    /// Two opposing royal pieces may not face each other on an open file.
+    pub royals_facing_illegal: bool,
 }
 
 /// A game clock.
@@ -266,6 +268,8 @@ pub enum Shape {
     Farthest,
     /// Every square of the board (solo boards only).
     Anywhere,
+    /// Over exactly one piece (the screen) along each vector, then on like a slide.
+    Hop,
 }
 
 /// Which squares an atom may go to.
@@ -298,6 +302,12 @@ pub struct Atom {
     pub silenced_by_adjacent_enemy: bool,
     /// Kinds it never captures (bit per kind).
     pub cannot_capture: u32,
+    /// A leap blocked by a piece on a square it passes (orthogonal steps first).
+    pub blockable: bool,
+    /// Hops: kinds that may not be the screen (bit per kind).
+    pub cannot_hop: u32,
+    /// Only to squares of this region (the piece is `confined` to it).
+    pub within: Option<usize>,
 }
 
 impl Atom {

@@ -244,11 +244,14 @@ pub struct RulesSpec {
     /// damage): "loss", or omitted for no such rule. If both sides lose their last royal
     /// piece in one action, the side that acted wins.
     pub royal_lost: Option<Spanned<String>>,
+    /// "illegal": two royal pieces of opposite sides may not stand on one file with
+    /// nothing between them (xiangqi's flying general); "allowed" (default).
+    pub royals_facing: Option<Spanned<String>>,
 }
 
 impl Default for RulesSpec {
     fn default() -> Self {
-        RulesSpec { check: true, checkmate: loss(), stalemate: draw(), royal_lost: None }
+        RulesSpec { check: true, checkmate: loss(), stalemate: draw(), royal_lost: None, royals_facing: None }
     }
 }
 
@@ -311,6 +314,9 @@ pub struct PieceSpec {
     pub moves: Vec<Spanned<MoveSpec>>,
     /// How and where it promotes.
     pub promotion: Option<PromotionSpec>,
+    /// A region it may never leave: every move must end in it (a palace, one's own side
+    /// of the river).
+    pub confined: Option<Name>,
     /// Hit points (with `[combat]`): it is removed at 0.
     pub hp: Option<Spanned<u32>>,
     /// Damage its attacks deal to the attacked piece (with `[combat]`).
@@ -357,6 +363,16 @@ pub struct MoveSpec {
     pub slide: Option<VectorSpec>,
     /// Goes to the farthest square on the board along each of these directions.
     pub farthest: Option<VectorSpec>,
+    /// Along each direction, passes over exactly one piece (the screen), then goes on like
+    /// a slide: the empty squares beyond it and the first piece after them (a cannon).
+    pub hop: Option<VectorSpec>,
+    /// With `leap`: the leap is blocked by a piece on any square it passes, going
+    /// orthogonally first and then diagonally (the xiangqi horse's leg, the elephant's eye).
+    #[serde(default)]
+    pub blockable: bool,
+    /// With `hop`: kinds that may not serve as the screen.
+    #[serde(default)]
+    pub cannot_hop: Vec<Name>,
     /// Reaches every square of the board (solo boards only: a wildcard strikes any
     /// unfinished square).
     #[serde(default)]

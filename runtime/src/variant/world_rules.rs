@@ -135,6 +135,8 @@ pub(crate) fn compile(
         for (m, a) in piece.get_ref().moves.iter().zip(&kind.atoms) {
             let why = if a.shape == Shape::Farthest {
                 Some("`farthest` (an unbounded line has no last square)")
+            } else if a.shape == Shape::Hop || a.blockable || a.within.is_some() {
+                Some("`hop`, `blockable` or `confined`")
             } else if a.ranged {
                 Some("capture = \"ranged\"")
             } else if a.creates_en_passant || a.captures_en_passant {
