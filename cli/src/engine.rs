@@ -52,6 +52,21 @@ pub enum Msg {
     Done(Option<SearchResult>, HashTable),
 }
 
+/// Sends each line of standard input as [`Msg::Line`], then [`Msg::Eof`], from a thread
+/// of its own (both protocols read commands while a search runs).
+pub fn read_lines(tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(Msg::Line(line)).is_err() {
+                return;
+            }
+        }
+        let _ = tx.send(Msg::Eof);
+    });
+}
+
 /// How a search is limited (what `go` or the clocks say), on top of the level.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {

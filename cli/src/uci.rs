@@ -8,7 +8,6 @@
 //! [infinite] [perft N]`, `stop`, `ponderhit` (taken as `stop`), `quit`, and `d` (the
 //! board and FEN, as Fairy-Stockfish prints them). Unknown commands get an `info string`.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::mpsc::channel;
 use std::time::Duration;
@@ -18,7 +17,7 @@ use varia::search::SearchResult;
 use varia::{Game, Side};
 
 use crate::Fail;
-use crate::engine::{Limits, Msg, Session, out};
+use crate::engine::{Limits, Msg, Session, out, read_lines};
 
 #[derive(clap::Args)]
 pub struct UciArgs {
@@ -57,16 +56,7 @@ fn info(game: &Game, r: &SearchResult, elapsed: Duration) -> String {
 pub fn run(args: UciArgs) -> Result<(), Fail> {
     let mut s = Session::new(Some(args.variant.as_deref().unwrap_or("standard")), &args.variant_path)?;
     let (tx, rx) = channel::<Msg>();
-    let input = tx.clone();
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            let Ok(line) = line else { break };
-            if input.send(Msg::Line(line)).is_err() {
-                return;
-            }
-        }
-        let _ = input.send(Msg::Eof);
-    });
+    read_lines(tx.clone());
     // With `go infinite`, the best move waits for `stop`.
     let mut infinite = false;
     let mut held: Option<Option<SearchResult>> = None;

@@ -7,7 +7,6 @@
 //! `sd`, `ping`, `result`, `undo`, `remove`, `post`/`nopost`, `hard`/`easy`, `quit`;
 //! other known words (`random`, `computer`, `name`, `rating`, `draw`…) are ignored.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::mpsc::channel;
 use std::sync::{Arc, atomic::AtomicBool, atomic::Ordering};
@@ -18,7 +17,7 @@ use varia::search::SearchResult;
 use varia::{Game, GameResult, Reason, Side};
 
 use crate::Fail;
-use crate::engine::{Limits, Msg, Session, out, play};
+use crate::engine::{Limits, Msg, Session, out, play, read_lines};
 
 #[derive(clap::Args)]
 pub struct XboardArgs {
@@ -133,16 +132,7 @@ pub fn run(args: XboardArgs) -> Result<(), Fail> {
         post: Arc::new(AtomicBool::new(false)),
     };
     let (tx, rx) = channel::<Msg>();
-    let input = tx.clone();
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            let Ok(line) = line else { break };
-            if input.send(Msg::Line(line)).is_err() {
-                return;
-            }
-        }
-        let _ = input.send(Msg::Eof);
-    });
+    read_lines(tx.clone());
     let mut quitting = false;
     // A search whose move is not wanted (after `force`, `undo`, a new position).
     let mut discard = false;

@@ -267,7 +267,7 @@ mod tests {
     const BISHOP: KindId = KindId(4);
     const ROOK: KindId = KindId(5);
 
-    fn chessic_like() -> ScoringRules {
+    fn strike_table_rules() -> ScoringRules {
         ScoringRules {
             chain: [10, 11, 12, 13, 14, 15].map(Tenths).to_vec(),
             runs: vec![RunBonus { name: "royal".into(), kinds: 0b11_0000, every: 4, points: Tenths(50) }],
@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     fn chains_grow_to_the_cap_and_reset_on_a_new_kind() {
-        let r = chessic_like();
+        let r = strike_table_rules();
         // Seven ones: 1.0 + 1.1 + 1.2 + 1.3 + 1.4 + 1.5 + 1.5 = 9.0; then a two: 1.0.
         let (s, _) = play(&r, &[ONE; 7]);
         assert_eq!(s.strikes, Tenths(90));
@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn runs_pay_at_every_multiple_and_break_on_other_kinds() {
-        let r = chessic_like();
+        let r = strike_table_rules();
         // B R B R pays once (at 4), four more pay again (at 8); a number in between resets.
         let (s, a) = play(&r, &[BISHOP, ROOK, BISHOP, ROOK, BISHOP, ROOK, BISHOP, ROOK]);
         assert_eq!(s.bonuses[0], Tenths(100));
@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn sequences_need_consecutive_strikes_and_can_repeat() {
-        let r = chessic_like();
+        let r = strike_table_rules();
         let (s, _) = play(&r, &[ONE, TWO, THREE, FOUR, ONE, TWO, THREE, FOUR]);
         assert_eq!(s.bonuses[1], Tenths(100));
         // Broken by a two in the middle; the one after the break starts a new match.
@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn time_decays_by_whole_seconds_down_to_the_floor() {
-        let t = chessic_like().time.unwrap();
+        let t = strike_table_rules().time.unwrap();
         assert_eq!(t.at(0), Tenths(500));
         assert_eq!(t.at(999), Tenths(500));
         assert_eq!(t.at(12_900), Tenths(488));
