@@ -17,6 +17,7 @@ mod play;
 mod play_solo;
 mod realm;
 mod realm_service;
+mod realm_sim;
 mod selfplay;
 mod solo;
 mod uci;

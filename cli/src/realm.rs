@@ -44,6 +44,9 @@ enum RealmCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Bots play every player of a fresh realm for N rounds (in memory): boards held per
+    /// player over the rounds, eliminations, conquests and vault use.
+    Simulate(crate::realm_sim::SimArgs),
     #[command(flatten)]
     Service(crate::realm_service::ServiceCommand),
 }
@@ -94,6 +97,7 @@ pub fn run(args: RealmArgs) -> Result<(), Fail> {
             );
             Ok(())
         }
+        RealmCommand::Simulate(a) => crate::realm_sim::run(a),
         RealmCommand::Service(c) => crate::realm_service::run(c),
     }
 }

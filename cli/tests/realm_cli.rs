@@ -76,3 +76,38 @@ fn bad_input_is_an_error_with_its_place() {
     assert_eq!(r.status.code(), Some(1));
     assert!(stderr(&r).contains("not a world of boards"), "{}", stderr(&r));
 }
+
+#[test]
+fn simulate_reports_the_rounds_and_a_summary() {
+    let args = ["realm", "simulate", "--players", "6", "--rounds", "5", "--seed", "3", "--json"];
+    let a = varia(&args);
+    assert!(a.status.success(), "{}", stderr(&a));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+    assert_eq!((out["players"].as_u64(), out["rounds"].as_u64()), (Some(6), Some(5)));
+    let rounds = out["per_round"].as_array().unwrap();
+    assert_eq!(rounds.len(), 6, "round 0 and five rounds");
+    // CA-03: six empires of three boards with five pieces each.
+    assert_eq!(rounds[0]["on_map"], 90);
+    assert_eq!(rounds[0]["boards"]["mean"], 3.0);
+    let last = &rounds[5];
+    let eliminated = 6 - last["alive"].as_u64().unwrap();
+    assert_eq!(out["summary"]["eliminated"]["count"].as_u64(), Some(eliminated));
+    assert_eq!(out["summary"]["survivors"], last["alive"]);
+    // The figures but the timings are the seed's: a second run prints the same rounds.
+    let b: serde_json::Value = serde_json::from_str(&stdout(&varia(&args))).unwrap();
+    assert_eq!(b["per_round"], out["per_round"]);
+
+    let text = varia(&["realm", "simulate", "--players", "6", "--rounds", "5", "--quiet", "--every", "2"]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    let t = stdout(&text);
+    assert!(t.contains("6 players, 5 rounds"), "{t}");
+    let rows: Vec<&str> =
+        t.lines().filter(|l| l.trim_start().chars().next().is_some_and(|c| c.is_ascii_digit())).collect();
+    let firsts: Vec<&str> = rows.iter().map(|l| l.split_whitespace().next().unwrap()).collect();
+    assert_eq!(firsts, ["0", "2", "4", "5"], "rows every 2 rounds and the last:\n{t}");
+    assert!(t.contains("eliminated: ") && t.contains("95% CI") && t.contains("vaults: "), "{t}");
+
+    let bad = varia(&["realm", "simulate", "--players", "0"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("1 to 100000 players"), "{}", stderr(&bad));
+}

@@ -151,11 +151,17 @@ pub fn batch(
 
 /// A progress bar on stderr for `total` games (drawn only when stderr is a terminal).
 pub fn progress(total: u64, shown: bool) -> indicatif::ProgressBar {
+    progress_of(total, "games", shown)
+}
+
+/// A progress bar on stderr for `total` things called `unit` (games, rounds…).
+pub fn progress_of(total: u64, unit: &str, shown: bool) -> indicatif::ProgressBar {
     if !shown {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games, {elapsed} ({eta} left)") {
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}, {{elapsed}} ({{eta}} left)");
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
         bar.set_style(style);
     }
     bar

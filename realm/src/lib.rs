@@ -15,6 +15,7 @@ pub mod db;
 pub mod error;
 pub mod server;
 pub mod service;
+pub mod simulate;
 pub mod store;
 pub mod token;
 
