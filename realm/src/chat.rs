@@ -1,12 +1,18 @@
-//! The realm's chat logs. Now: the world log (CA-26): every player reads it; only the
-//! top 20 real players of the realm (most boards, then most pieces on the map, then
+//! The realm's chat logs. The world log (CA-26): every player reads it; only the top
+//! 20 real players of the realm (most boards, then most pieces on the map, then
 //! earliest join: A-CA14) may write; its Top-20 card lists board holders, bots
-//! included. Each log keeps its newest [`KEEP_LINES`] lines, and a player posts at
-//! most once per [`PAUSE_SECONDS`] (across logs), enforced here with the service's
-//! clock.
+//! included, with their sector and board counts. A sector's log (CA-24, A-CA15:
+//! `sector:SX,SY`, a square of `sector_boards` boards a side): read and written only
+//! while the reader has a piece standing in the sector; its card ranks the holders of
+//! its boards and pieces. Cities and their logs (CA-25) are not built yet. Each log
+//! keeps its newest [`KEEP_LINES`] lines, and a player posts at most once per
+//! [`PAUSE_SECONDS`] (across logs), enforced here with the service's clock.
+
+use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 use varia::world::json::StateJson;
+use varia::world::state::world_of;
 
 use crate::db::{Lock, Mode};
 use crate::error::Error;
@@ -19,15 +25,77 @@ pub const TOP: usize = 20;
 /// The longest line, in characters.
 pub const MAX_TEXT: usize = 500;
 
-/// A log's name as the API writes it.
+/// The world log's name as the API writes it.
 pub const WORLD: &str = "world";
+
+/// A log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    World,
+    /// A sector, by its coordinates: boards [SX·n, SX·n + n) × [SY·n, SY·n + n).
+    Sector(i64, i64),
+}
+
+impl Channel {
+    /// `world` or `sector:SX,SY`; anything else is a clear error.
+    pub fn parse(name: &str) -> Result<Channel, Error> {
+        if name == WORLD {
+            return Ok(Channel::World);
+        }
+        let sector = name.strip_prefix("sector:").and_then(|xy| {
+            let (x, y) = xy.split_once(',')?;
+            Some((x.trim().parse::<i64>().ok()?, y.trim().parse::<i64>().ok()?))
+        });
+        match sector {
+            Some((x, y)) if x.abs() <= MAX_SECTOR && y.abs() <= MAX_SECTOR => Ok(Channel::Sector(x, y)),
+            _ => Err(Error::BadRequest {
+                message: format!(
+                    "`{}` is not a chat log here; logs: world, sector:SX,SY",
+                    name.chars().take(40).collect::<String>()
+                ),
+            }),
+        }
+    }
+
+    /// The name the log is stored under.
+    pub fn name(self) -> String {
+        match self {
+            Channel::World => WORLD.to_string(),
+            Channel::Sector(x, y) => format!("sector:{x},{y}"),
+        }
+    }
+}
+
+/// Sector coordinates beyond any board of the world are refused.
+const MAX_SECTOR: i64 = 1 << 31;
+
+/// Where boards and pieces lie: the tile of a board and the side of a sector.
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    pub tile: (i32, i32),
+    pub sector_boards: i64,
+}
+
+impl Geometry {
+    pub fn sector_of_board(self, [bx, by]: [i32; 2]) -> (i64, i64) {
+        (i64::from(bx).div_euclid(self.sector_boards), i64::from(by).div_euclid(self.sector_boards))
+    }
+
+    pub fn sector_of_square(self, x: i32, y: i32) -> (i64, i64) {
+        self.sector_of_board([x.div_euclid(self.tile.0.max(1)), y.div_euclid(self.tile.1.max(1))])
+    }
+}
 
 /// One row of a Top-20 card.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Standing {
     pub player: String,
+    /// Boards held (in the log's sector, for a sector's card).
     pub boards: u64,
+    /// Pieces on the map (in the log's sector, for a sector's card).
     pub pieces: u64,
+    /// Sectors in which the player holds a board.
+    pub sectors: u64,
     pub bot: bool,
 }
 
@@ -40,57 +108,94 @@ pub struct Log {
     pub may_write: bool,
 }
 
-/// Every board holder and piece holder of the world, ranked: boards, then pieces,
-/// then join order (A-CA14). Eliminated players are left out.
-pub fn standings(state: &StateJson) -> Vec<Standing> {
-    let order: std::collections::HashMap<&str, usize> =
-        state.players.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
-    let mut rows: Vec<(usize, Standing)> = state
+/// Every board holder and piece holder of the world (or of one sector), ranked:
+/// boards, then pieces, then join order (A-CA14). Eliminated players are left out.
+pub fn standings(state: &StateJson, geo: Geometry, within: Option<(i64, i64)>) -> Vec<Standing> {
+    let order: HashMap<&str, usize> = state.players.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
+    let mut rows: Vec<Standing> = state
         .players
         .iter()
-        .filter(|p| !state.eliminated.contains(p))
-        .map(|p| {
-            let boards = state.boards.iter().filter(|b| b.owner.as_deref() == Some(p)).count() as u64;
-            let pieces = state.pieces.iter().filter(|pc| pc.owner == *p).count() as u64;
-            (order[p.as_str()], Standing { player: p.clone(), boards, pieces, bot: state.bots.contains(p) })
-        })
-        .filter(|(_, s)| s.boards > 0 || s.pieces > 0)
+        .map(|p| Standing { player: p.clone(), boards: 0, pieces: 0, sectors: 0, bot: state.bots.contains(p) })
         .collect();
-    rows.sort_by(|(ia, a), (ib, b)| b.boards.cmp(&a.boards).then(b.pieces.cmp(&a.pieces)).then(ia.cmp(ib)));
-    rows.into_iter().map(|(_, s)| s).collect()
+    let mut sectors: Vec<BTreeSet<(i64, i64)>> = vec![BTreeSet::new(); rows.len()];
+    for b in &state.boards {
+        let Some(&i) = b.owner.as_deref().and_then(|o| order.get(o)) else { continue };
+        let sector = geo.sector_of_board(b.board);
+        sectors[i].insert(sector);
+        if within.is_none_or(|w| w == sector) {
+            rows[i].boards += 1;
+        }
+    }
+    for pc in &state.pieces {
+        let Some(&i) = order.get(pc.owner.as_str()) else { continue };
+        if within.is_none_or(|w| w == geo.sector_of_square(pc.x, pc.y)) {
+            rows[i].pieces += 1;
+        }
+    }
+    for (row, s) in rows.iter_mut().zip(&sectors) {
+        row.sectors = s.len() as u64;
+    }
+    let mut ranked: Vec<(usize, Standing)> = rows
+        .into_iter()
+        .enumerate()
+        .filter(|(_, s)| !state.eliminated.contains(&s.player) && (s.boards > 0 || s.pieces > 0))
+        .collect();
+    ranked.sort_by(|(ia, a), (ib, b)| b.boards.cmp(&a.boards).then(b.pieces.cmp(&a.pieces)).then(ia.cmp(ib)));
+    ranked.into_iter().map(|(_, s)| s).collect()
 }
 
-/// Whether `player` is among the top 20 real (not bot-run) players.
-fn may_write_world(state: &StateJson, player: &str) -> bool {
-    standings(state).iter().filter(|s| !s.bot).take(TOP).any(|s| s.player == player)
+/// Whether `player` may read and write `ch`: the world log's writers are the top 20
+/// real (not bot-run) players; a sector's readers and writers have a piece in it.
+fn rights(state: &StateJson, geo: Geometry, ch: Channel, player: &str) -> (bool, bool) {
+    match ch {
+        Channel::World => {
+            (true, standings(state, geo, None).iter().filter(|s| !s.bot).take(TOP).any(|s| s.player == player))
+        }
+        Channel::Sector(x, y) => {
+            let here = state.pieces.iter().any(|p| p.owner == player && geo.sector_of_square(p.x, p.y) == (x, y));
+            (here, here)
+        }
+    }
 }
 
-fn channel(name: &str) -> Result<&'static str, Error> {
-    match name {
-        WORLD => Ok(WORLD),
-        other => Err(Error::BadRequest {
-            message: format!("`{}` is not a chat log here; logs: world", other.chars().take(40).collect::<String>()),
-        }),
+fn refusal(ch: Channel) -> Error {
+    Error::Forbidden {
+        message: match ch {
+            Channel::World => format!("only the top {TOP} players of the realm (by boards, then pieces) write here"),
+            Channel::Sector(..) => {
+                "a sector's log is read and written only while you have a piece standing in the sector".into()
+            }
+        },
     }
 }
 
 impl Service {
     /// A log with its Top-20 card, as the token's player may read it.
     pub fn chat_read(&mut self, token: &str, name: &str) -> Result<Log, Error> {
-        let ch = channel(name)?;
+        let ch = Channel::parse(name)?;
+        let tile = world_of(self.variant())?.tile;
         self.with_player(token, Mode::Read, |tx, player, state, _| {
+            let geo = Geometry { tile, sector_boards: store::meta(tx)?.sector_boards };
+            let (read, write) = rights(state, geo, ch, player);
+            if !read {
+                return Err(refusal(ch));
+            }
+            let within = match ch {
+                Channel::World => None,
+                Channel::Sector(x, y) => Some((x, y)),
+            };
             Ok(Log {
-                channel: ch.to_string(),
-                lines: store::chat(tx, ch)?,
-                top: standings(state).into_iter().take(TOP).collect(),
-                may_write: may_write_world(state, player),
+                channel: ch.name(),
+                lines: store::chat(tx, &ch.name())?,
+                top: standings(state, geo, within).into_iter().take(TOP).collect(),
+                may_write: write,
             })
         })
     }
 
     /// Posts a line; its sequence number.
     pub fn chat_post(&mut self, token: &str, name: &str, text: &str) -> Result<i64, Error> {
-        let ch = channel(name)?;
+        let ch = Channel::parse(name)?;
         let text = text.trim();
         if text.is_empty() || text.chars().count() > MAX_TEXT {
             return Err(Error::BadRequest { message: format!("a chat line has 1 to {MAX_TEXT} characters") });
@@ -100,13 +205,13 @@ impl Service {
                 message: "a chat line is one line of text (no control characters)".into(),
             });
         }
+        let tile = world_of(self.variant())?.tile;
         self.with_player(token, Mode::Write, |tx, player, state, now| {
             // Posts to one log are numbered in turn (PostgreSQL: one writer at a time).
             tx.lock_meta(Lock::Update)?;
-            if !may_write_world(state, player) {
-                return Err(Error::Forbidden {
-                    message: format!("only the top {TOP} players of the realm (by boards, then pieces) write here"),
-                });
+            let geo = Geometry { tile, sector_boards: store::meta(tx)?.sector_boards };
+            if !rights(state, geo, ch, player).1 {
+                return Err(refusal(ch));
             }
             if let Some(last) = store::last_post(tx, player)? {
                 let wait = last.saturating_add(PAUSE_SECONDS).saturating_sub(now);
@@ -115,7 +220,7 @@ impl Service {
                 }
             }
             store::set_last_post(tx, player, now)?;
-            store::post_chat(tx, ch, player, now, text, KEEP_LINES)
+            store::post_chat(tx, &ch.name(), player, now, text, KEEP_LINES)
         })
     }
 }

@@ -1,6 +1,6 @@
 //! A realm's config file (TOML), read by `varia realm new`: which variant, how long a
-//! round is (CA-02: the three realms run on 6, 10 and 24 hours), and the seed of its
-//! randomness. Unknown keys and bad values are refused with the file's name.
+//! round is (CA-02: the three realms run on 6, 10 and 24 hours), the seed of its
+//! randomness, and the size of a sector (A-CA1). Unknown keys and bad values are refused with the file's name.
 
 use serde::Deserialize;
 
@@ -22,6 +22,17 @@ pub struct RealmConfig {
     /// Seeds the bots and every random choice of the realm, round by round.
     #[serde(default)]
     pub seed: u64,
+    /// A sector is a square of this many boards a side (A-CA1), anchored at board
+    /// [0, 0]: board [bx, by] is in sector [⌊bx/n⌋, ⌊by/n⌋]. Sector chat (CA-24).
+    #[serde(default = "sector_boards")]
+    pub sector_boards: i64,
+}
+
+/// The largest sector side a realm may have.
+pub const MAX_SECTOR_BOARDS: i64 = 10_000;
+
+fn sector_boards() -> i64 {
+    10
 }
 
 fn caissan() -> String {
@@ -36,6 +47,15 @@ impl RealmConfig {
             return Err(Error::Config {
                 path: path.to_string(),
                 message: format!("round_hours = {}: a realm's rounds last 6, 10 or 24 hours", c.round_hours),
+            });
+        }
+        if !(1..=MAX_SECTOR_BOARDS).contains(&c.sector_boards) {
+            return Err(Error::Config {
+                path: path.to_string(),
+                message: format!(
+                    "sector_boards = {}: a sector is 1 to {MAX_SECTOR_BOARDS} boards a side",
+                    c.sector_boards
+                ),
             });
         }
         if c.name.trim().is_empty() || c.name.len() > 64 {

@@ -194,7 +194,10 @@ async fn chat_post(
 }
 
 async fn not_found() -> Fail {
-    fail(404, "no such route; routes: POST /join, GET /world, GET|PUT /orders, GET /rounds/N, GET|POST /chat/world")
+    fail(
+        404,
+        "no such route; routes: POST /join, GET /world, GET|PUT /orders, GET /rounds/N, GET|POST /chat/world, GET|POST /chat/sector:SX,SY",
+    )
 }
 
 async fn not_allowed() -> Fail {

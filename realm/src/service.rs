@@ -153,6 +153,7 @@ impl Service {
             seed: config.seed,
             created_at: now,
             deadline: next_deadline(now, config.round_hours),
+            sector_boards: config.sector_boards,
         };
         {
             let mut tx = store.begin(Mode::Write)?;

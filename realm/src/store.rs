@@ -10,7 +10,8 @@ use crate::db::{Tx, Value};
 use crate::error::Error;
 
 /// The migrations, in order; `MIGRATIONS[i]` takes a database from version i to i+1.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE realm_meta (
     id BIGINT PRIMARY KEY,
     name TEXT NOT NULL,
@@ -45,7 +46,11 @@ CREATE TABLE chat (
     text TEXT NOT NULL,
     PRIMARY KEY (channel, seq)
 );
-"];
+",
+    "
+ALTER TABLE realm_meta ADD COLUMN sector_boards BIGINT NOT NULL DEFAULT 10;
+",
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -102,11 +107,13 @@ pub struct Meta {
     pub created_at: i64,
     /// The deadline of the open round.
     pub deadline: i64,
+    /// Boards per side of a sector (A-CA1; 10 in a realm made before version 2).
+    pub sector_boards: i64,
 }
 
 pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
     tx.exec(
-        "INSERT INTO realm_meta (id, name, variant, round_hours, seed, created_at, deadline) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO realm_meta (id, name, variant, round_hours, seed, created_at, deadline, sector_boards) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         &[
             m.name.as_str().into(),
             m.variant.as_str().into(),
@@ -114,14 +121,17 @@ pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
             (m.seed as i64).into(),
             m.created_at.into(),
             m.deadline.into(),
+            m.sector_boards.into(),
         ],
     )?;
     Ok(())
 }
 
 pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
-    let rows =
-        tx.query("SELECT name, variant, round_hours, seed, created_at, deadline FROM realm_meta WHERE id = 1", &[])?;
+    let rows = tx.query(
+        "SELECT name, variant, round_hours, seed, created_at, deadline, sector_boards FROM realm_meta WHERE id = 1",
+        &[],
+    )?;
     let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no settings row".into() })?;
     Ok(Meta {
         name: r[0].text()?.to_string(),
@@ -130,6 +140,7 @@ pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
         seed: r[3].int()? as u64,
         created_at: r[4].int()?,
         deadline: r[5].int()?,
+        sector_boards: r[6].int()?,
     })
 }
 

@@ -320,7 +320,10 @@ fn world_chat_is_read_by_all_and_written_by_the_top_20_real_players() {
     assert_eq!(st, 200);
     let top = log["top"].as_array().unwrap();
     assert_eq!(top.len(), 20);
-    assert_eq!(top[0], json!({ "player": "p21", "boards": 4, "pieces": 20, "bot": false }));
+    // p21 joined 21st: boards 60–62 in ring order, the 12th–14th of ring 4 ((y, x)
+    // order: nine of y = -4, then the ends of each row): [-4,-2] [4,-2] [-4,-1], and now
+    // [0, 0]: sectors (10 boards a side) (-1,-1), (0,-1) and (0,0).
+    assert_eq!(top[0], json!({ "player": "p21", "boards": 4, "pieces": 20, "sectors": 3, "bot": false }));
     assert_eq!(top[1]["player"], "p02");
     assert_eq!(top[19]["player"], "p20");
     assert_eq!(log["may_write"], false, "p01 is 21st");
@@ -333,4 +336,50 @@ fn world_chat_is_read_by_all_and_written_by_the_top_20_real_players() {
     let (_, log) = s.get("/chat/world", &tokens[0]);
     let lines: Vec<&str> = log["lines"].as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap()).collect();
     assert_eq!(lines, vec!["first", "p20, 20th"]);
+}
+
+#[test]
+fn a_sector_log_is_read_and_written_only_with_a_piece_in_the_sector() {
+    // CA-24, A-CA15. Sectors are 10 boards a side: alice's boards [0,0] [-1,-1] [0,-1]
+    // lie in sectors (0,0), (-1,-1) and (0,-1); bob's [1,-1] [-1,0] [1,0] in (0,-1),
+    // (-1,0) and (0,0).
+    let s = start("chat-sector");
+    let a = s.join("alice");
+    let b = s.join("bob");
+    assert_eq!(s.send("POST", "/chat/sector:0,-1", &a, json!({ "text": "hello neighbour" })).0, 201);
+    let (st, log) = s.get("/chat/sector:0,-1", &b);
+    assert_eq!(st, 200, "{log}");
+    assert_eq!(log["channel"], "sector:0,-1");
+    assert_eq!(log["lines"][0]["text"], "hello neighbour");
+    assert_eq!(log["may_write"], true);
+    // The card counts what lies in the sector: alice board [0,-1], bob [1,-1], five
+    // pieces each; join order breaks the tie.
+    assert_eq!(log["top"][0], json!({ "player": "alice", "boards": 1, "pieces": 5, "sectors": 3, "bot": false }));
+    assert_eq!(log["top"][1]["player"], "bob");
+    // Bob has nothing in (-1,-1), alice nothing in (-1,0), nobody anything in (5,5).
+    for (token, sector) in [(&b, "-1,-1"), (&a, "-1,0"), (&a, "5,5")] {
+        let (st, v) = s.get(&format!("/chat/sector:{sector}"), token);
+        assert_eq!(st, 403, "{sector}: {v}");
+        assert_eq!(v["error"], "a sector's log is read and written only while you have a piece standing in the sector");
+        let (st, _) = s.send("POST", &format!("/chat/sector:{sector}"), token, json!({ "text": "let me in" }));
+        assert_eq!(st, 403, "{sector}");
+    }
+    // The right follows the pieces: bob's knight of [1,-1] (corner (5,-5), +(2,1)) put on
+    // the free corner square (-5,-5) of alice's board [-1,-1] lets him into (-1,-1).
+    s.edit_world(|w| {
+        for p in w["pieces"].as_array_mut().unwrap() {
+            if p["owner"] == "bob" && p["x"] == 7 && p["y"] == -4 {
+                assert_eq!(p["kind"], "N");
+                (p["x"], p["y"]) = (json!(-5), json!(-5));
+            }
+        }
+    });
+    assert_eq!(s.get("/chat/sector:-1,-1", &b).0, 200);
+    // The world's pause holds across logs (one post per 5 s per player).
+    let (st, v) = s.send("POST", "/chat/world", &a, json!({ "text": "too soon" }));
+    assert_eq!(st, 429, "{v}");
+    for bad in ["sector", "sector:", "sector:1", "sector:a,b", "sector:1,2,3", "sector:99999999999,0"] {
+        let (st, v) = s.get(&format!("/chat/{bad}"), &a);
+        assert_eq!(st, 400, "{bad}: {v}");
+    }
 }

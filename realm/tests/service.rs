@@ -49,7 +49,14 @@ fn a_config_with_another_round_length_or_an_unknown_key_is_refused() {
     let e = varia_realm::RealmConfig::parse("name = \"x\"\nround_hours = 6\nsed = 1\n", "r.toml").unwrap_err();
     assert!(e.to_string().contains("unknown field `sed`"), "{e}");
     let c = varia_realm::RealmConfig::parse("name = \"x\"\nround_hours = 24\nseed = 3\n", "r.toml").unwrap();
-    assert_eq!((c.variant.as_str(), c.round_hours, c.seed), ("caissan", 24, 3));
+    assert_eq!((c.variant.as_str(), c.round_hours, c.seed, c.sector_boards), ("caissan", 24, 3, 10));
+    let c = varia_realm::RealmConfig::parse("name = \"x\"\nround_hours = 6\nsector_boards = 4\n", "r.toml").unwrap();
+    assert_eq!(c.sector_boards, 4);
+    for bad in [0, -3, 10_001] {
+        let text = format!("name = \"x\"\nround_hours = 6\nsector_boards = {bad}\n");
+        let e = varia_realm::RealmConfig::parse(&text, "r.toml").unwrap_err();
+        assert_eq!(e.to_string(), format!("r.toml: sector_boards = {bad}: a sector is 1 to 10000 boards a side"));
+    }
 }
 
 #[test]
@@ -283,6 +290,21 @@ fn a_schema_newer_than_this_build_is_refused_and_an_old_one_migrates() {
     let clock = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
     let e = Service::open(Box::new(varia_realm::SqliteStore::open(&path, false).unwrap()), clock).err().unwrap();
     assert!(matches!(e, Error::SchemaTooNew { found: 99, .. }), "{e}");
+    // A realm of schema version 1 (before sectors had a size): opening it migrates it,
+    // with the sector of A-CA1, 10 boards a side, and keeps everything else.
+    let db = rusqlite::Connection::open(&path).unwrap();
+    db.execute_batch("ALTER TABLE realm_meta DROP COLUMN sector_boards; UPDATE schema_version SET version = 1")
+        .unwrap();
+    drop(db);
+    let clock = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
+    let mut old = Service::open(Box::new(varia_realm::SqliteStore::open(&path, false).unwrap()), clock).unwrap();
+    let m = old.meta().unwrap();
+    assert_eq!((m.sector_boards, m.round_hours, m.seed), (10, 6, 1));
+    drop(old);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let v: i64 = db.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, varia_realm::store::SCHEMA_VERSION);
+    drop(db);
     // A file that is not a realm.
     let other = dir.join("other.db");
     rusqlite::Connection::open(&other).unwrap().execute("CREATE TABLE x (y INTEGER)", []).unwrap();
