@@ -17,7 +17,7 @@ use varia::world::state::world_of;
 use crate::db::{Lock, Mode};
 use crate::error::Error;
 use crate::service::Service;
-use crate::store::{self, ChatLine};
+use crate::store::{self, ChatLine, City};
 
 pub const KEEP_LINES: i64 = 100;
 pub const PAUSE_SECONDS: i64 = 5;
@@ -29,18 +29,23 @@ pub const MAX_TEXT: usize = 500;
 pub const WORLD: &str = "world";
 
 /// A log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Channel {
     World,
     /// A sector, by its coordinates: boards [SX·n, SX·n + n) × [SY·n, SY·n + n).
     Sector(i64, i64),
+    /// A city, by name (CA-25).
+    City(String),
 }
 
 impl Channel {
-    /// `world` or `sector:SX,SY`; anything else is a clear error.
+    /// `world`, `sector:SX,SY` or `city:NAME`; anything else is a clear error.
     pub fn parse(name: &str) -> Result<Channel, Error> {
         if name == WORLD {
             return Ok(Channel::World);
+        }
+        if let Some(city) = name.strip_prefix("city:") {
+            return Ok(Channel::City(city.to_string()));
         }
         let sector = name.strip_prefix("sector:").and_then(|xy| {
             let (x, y) = xy.split_once(',')?;
@@ -50,20 +55,20 @@ impl Channel {
             Some((x, y)) if x.abs() <= MAX_SECTOR && y.abs() <= MAX_SECTOR => Ok(Channel::Sector(x, y)),
             _ => Err(Error::BadRequest {
                 message: format!(
-                    "`{}` is not a chat log here; logs: world, sector:SX,SY",
+                    "`{}` is not a chat log here; logs: world, sector:SX,SY, city:NAME",
                     name.chars().take(40).collect::<String>()
                 ),
             }),
         }
     }
+}
 
-    /// The name the log is stored under.
-    pub fn name(self) -> String {
-        match self {
-            Channel::World => WORLD.to_string(),
-            Channel::Sector(x, y) => format!("sector:{x},{y}"),
-        }
-    }
+/// What a card counts: the whole realm, one sector, or one city.
+#[derive(Clone, Copy, Debug)]
+pub enum Scope<'a> {
+    World,
+    Sector(i64, i64),
+    City(&'a City),
 }
 
 /// Sector coordinates beyond any board of the world are refused.
@@ -81,21 +86,28 @@ impl Geometry {
         (i64::from(bx).div_euclid(self.sector_boards), i64::from(by).div_euclid(self.sector_boards))
     }
 
+    pub fn board_of_square(self, x: i32, y: i32) -> [i32; 2] {
+        [x.div_euclid(self.tile.0.max(1)), y.div_euclid(self.tile.1.max(1))]
+    }
+
     pub fn sector_of_square(self, x: i32, y: i32) -> (i64, i64) {
-        self.sector_of_board([x.div_euclid(self.tile.0.max(1)), y.div_euclid(self.tile.1.max(1))])
+        self.sector_of_board(self.board_of_square(x, y))
     }
 }
 
-/// One row of a Top-20 card.
+/// One row of a Top-20 card; every count is within the card's scope.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Standing {
     pub player: String,
-    /// Boards held (in the log's sector, for a sector's card).
+    /// Boards held.
     pub boards: u64,
-    /// Pieces on the map (in the log's sector, for a sector's card).
+    /// Pieces: on the map (world), standing in the sector (sector), standing on the
+    /// player's own boards there (city: "pieces on those boards").
     pub pieces: u64,
     /// Sectors in which the player holds a board.
     pub sectors: u64,
+    /// Cities in which the player holds a board.
+    pub cities: u64,
     pub bot: bool,
 }
 
@@ -108,32 +120,54 @@ pub struct Log {
     pub may_write: bool,
 }
 
-/// Every board holder and piece holder of the world (or of one sector), ranked:
-/// boards, then pieces, then join order (A-CA14). Eliminated players are left out.
-pub fn standings(state: &StateJson, geo: Geometry, within: Option<(i64, i64)>) -> Vec<Standing> {
+/// Every board holder and piece holder within `scope`, ranked: boards, then pieces,
+/// then join order (A-CA14). Eliminated players are left out.
+pub fn standings(state: &StateJson, geo: Geometry, cities: &[City], scope: Scope) -> Vec<Standing> {
     let order: HashMap<&str, usize> = state.players.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
     let mut rows: Vec<Standing> = state
         .players
         .iter()
-        .map(|p| Standing { player: p.clone(), boards: 0, pieces: 0, sectors: 0, bot: state.bots.contains(p) })
+        .map(|p| Standing {
+            player: p.clone(),
+            boards: 0,
+            pieces: 0,
+            sectors: 0,
+            cities: 0,
+            bot: state.bots.contains(p),
+        })
         .collect();
+    let in_scope = |b: [i32; 2]| match scope {
+        Scope::World => true,
+        Scope::Sector(x, y) => geo.sector_of_board(b) == (x, y),
+        Scope::City(c) => c.contains(b),
+    };
     let mut sectors: Vec<BTreeSet<(i64, i64)>> = vec![BTreeSet::new(); rows.len()];
+    let mut in_cities: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); rows.len()];
+    let mut owner_of: HashMap<[i32; 2], usize> = HashMap::new();
     for b in &state.boards {
         let Some(&i) = b.owner.as_deref().and_then(|o| order.get(o)) else { continue };
-        let sector = geo.sector_of_board(b.board);
-        sectors[i].insert(sector);
-        if within.is_none_or(|w| w == sector) {
-            rows[i].boards += 1;
+        owner_of.insert(b.board, i);
+        if !in_scope(b.board) {
+            continue;
+        }
+        rows[i].boards += 1;
+        sectors[i].insert(geo.sector_of_board(b.board));
+        if let Some(c) = cities.iter().find(|c| c.contains(b.board)) {
+            in_cities[i].insert(c.id);
         }
     }
     for pc in &state.pieces {
         let Some(&i) = order.get(pc.owner.as_str()) else { continue };
-        if within.is_none_or(|w| w == geo.sector_of_square(pc.x, pc.y)) {
-            rows[i].pieces += 1;
-        }
+        let board = geo.board_of_square(pc.x, pc.y);
+        let counted = match scope {
+            Scope::City(_) => in_scope(board) && owner_of.get(&board) == Some(&i),
+            _ => in_scope(board),
+        };
+        rows[i].pieces += u64::from(counted);
     }
-    for (row, s) in rows.iter_mut().zip(&sectors) {
-        row.sectors = s.len() as u64;
+    for (i, row) in rows.iter_mut().enumerate() {
+        row.sectors = sectors[i].len() as u64;
+        row.cities = in_cities[i].len() as u64;
     }
     let mut ranked: Vec<(usize, Standing)> = rows
         .into_iter()
@@ -144,29 +178,52 @@ pub fn standings(state: &StateJson, geo: Geometry, within: Option<(i64, i64)>) -
     ranked.into_iter().map(|(_, s)| s).collect()
 }
 
-/// Whether `player` may read and write `ch`: the world log's writers are the top 20
-/// real (not bot-run) players; a sector's readers and writers have a piece in it.
-fn rights(state: &StateJson, geo: Geometry, ch: Channel, player: &str) -> (bool, bool) {
-    match ch {
-        Channel::World => {
-            (true, standings(state, geo, None).iter().filter(|s| !s.bot).take(TOP).any(|s| s.player == player))
+/// Whether `player` may read and write in `scope`: the world's and a city's writers
+/// are their top 20 real (not bot-run) players, and everyone reads them; a sector's
+/// readers and writers have a piece standing in it.
+fn rights(state: &StateJson, geo: Geometry, cities: &[City], scope: Scope, player: &str) -> (bool, bool) {
+    match scope {
+        Scope::World | Scope::City(_) => {
+            let top = standings(state, geo, cities, scope);
+            (true, top.iter().filter(|s| !s.bot).take(TOP).any(|s| s.player == player))
         }
-        Channel::Sector(x, y) => {
+        Scope::Sector(x, y) => {
             let here = state.pieces.iter().any(|p| p.owner == player && geo.sector_of_square(p.x, p.y) == (x, y));
             (here, here)
         }
     }
 }
 
-fn refusal(ch: Channel) -> Error {
+fn refusal(scope: Scope) -> Error {
     Error::Forbidden {
-        message: match ch {
-            Channel::World => format!("only the top {TOP} players of the realm (by boards, then pieces) write here"),
-            Channel::Sector(..) => {
+        message: match scope {
+            Scope::World => format!("only the top {TOP} players of the realm (by boards, then pieces) write here"),
+            Scope::City(c) => format!(
+                "only the top {TOP} players of {} (by boards there, then pieces on those boards) write here",
+                c.name
+            ),
+            Scope::Sector(..) => {
                 "a sector's log is read and written only while you have a piece standing in the sector".into()
             }
         },
     }
+}
+
+/// The scope of a log and the name it is stored under (a city's by its id, so a
+/// renamed city keeps its log).
+fn scope_of<'a>(ch: &Channel, cities: &'a [City]) -> Result<(Scope<'a>, String), Error> {
+    Ok(match ch {
+        Channel::World => (Scope::World, WORLD.to_string()),
+        Channel::Sector(x, y) => (Scope::Sector(*x, *y), format!("sector:{x},{y}")),
+        Channel::City(name) => {
+            let Some(c) = cities.iter().find(|c| &c.name == name) else {
+                return Err(Error::NotFound {
+                    message: format!("no city is called `{}`", name.chars().take(40).collect::<String>()),
+                });
+            };
+            (Scope::City(c), format!("city#{}", c.id))
+        }
+    })
 }
 
 impl Service {
@@ -176,18 +233,16 @@ impl Service {
         let tile = world_of(self.variant())?.tile;
         self.with_player(token, Mode::Read, |tx, player, state, _| {
             let geo = Geometry { tile, sector_boards: store::meta(tx)?.sector_boards };
-            let (read, write) = rights(state, geo, ch, player);
+            let cities = store::cities(tx)?;
+            let (scope, key) = scope_of(&ch, &cities)?;
+            let (read, write) = rights(state, geo, &cities, scope, player);
             if !read {
-                return Err(refusal(ch));
+                return Err(refusal(scope));
             }
-            let within = match ch {
-                Channel::World => None,
-                Channel::Sector(x, y) => Some((x, y)),
-            };
             Ok(Log {
-                channel: ch.name(),
-                lines: store::chat(tx, &ch.name())?,
-                top: standings(state, geo, within).into_iter().take(TOP).collect(),
+                channel: name.to_string(),
+                lines: store::chat(tx, &key)?,
+                top: standings(state, geo, &cities, scope).into_iter().take(TOP).collect(),
                 may_write: write,
             })
         })
@@ -210,8 +265,10 @@ impl Service {
             // Posts to one log are numbered in turn (PostgreSQL: one writer at a time).
             tx.lock_meta(Lock::Update)?;
             let geo = Geometry { tile, sector_boards: store::meta(tx)?.sector_boards };
-            if !rights(state, geo, ch, player).1 {
-                return Err(refusal(ch));
+            let cities = store::cities(tx)?;
+            let (scope, key) = scope_of(&ch, &cities)?;
+            if !rights(state, geo, &cities, scope, player).1 {
+                return Err(refusal(scope));
             }
             if let Some(last) = store::last_post(tx, player)? {
                 let wait = last.saturating_add(PAUSE_SECONDS).saturating_sub(now);
@@ -220,7 +277,12 @@ impl Service {
                 }
             }
             store::set_last_post(tx, player, now)?;
-            store::post_chat(tx, &ch.name(), player, now, text, KEEP_LINES)
+            store::post_chat(tx, &key, player, now, text, KEEP_LINES)
         })
+    }
+
+    /// The realm's cities with their roads (public).
+    pub fn cities(&mut self, token: &str) -> Result<Vec<City>, Error> {
+        self.with_player(token, Mode::Read, |tx, _, _, _| store::cities(tx))
     }
 }

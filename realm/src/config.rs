@@ -26,6 +26,52 @@ pub struct RealmConfig {
     /// [0, 0]: board [bx, by] is in sector [⌊bx/n⌋, ⌊by/n⌋]. Sector chat (CA-24).
     #[serde(default = "sector_boards")]
     pub sector_boards: i64,
+    /// The realm's cities (A-CA1: a configured cluster of boards; CA-19: separated by
+    /// empty ground), each a rectangle of boards.
+    #[serde(default)]
+    pub cities: Vec<CityConfig>,
+    /// Roads between cities (CA-19), by name.
+    #[serde(default)]
+    pub roads: Vec<RoadConfig>,
+}
+
+/// A city: `boards = [[x0, y0], [x1, y1]]`, the lower-left and upper-right boards of
+/// its rectangle, both included.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct CityConfig {
+    pub name: String,
+    pub boards: [[i32; 2]; 2],
+}
+
+impl CityConfig {
+    /// Whether this city and `other`, each grown by one board, overlap: they touch.
+    fn touches(&self, other: &CityConfig) -> bool {
+        let [[ax0, ay0], [ax1, ay1]] = self.boards;
+        let [[bx0, by0], [bx1, by1]] = other.boards;
+        let (ax0, ay0, ax1, ay1) = (i64::from(ax0), i64::from(ay0), i64::from(ax1), i64::from(ay1));
+        let (bx0, by0, bx1, by1) = (i64::from(bx0), i64::from(by0), i64::from(bx1), i64::from(by1));
+        ax0 - 1 <= bx1 && bx0 <= ax1 + 1 && ay0 - 1 <= by1 && by0 <= ay1 + 1
+    }
+}
+
+/// A road: `between = ["A", "B"]`.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RoadConfig {
+    pub between: [String; 2],
+}
+
+/// At most this many cities in a realm.
+pub const MAX_CITIES: usize = 1000;
+
+/// Whether `name` may name a city: 1 to 40 letters, digits, spaces, `-`, `_` or `'`,
+/// not starting or ending with a space.
+pub fn is_city_name(name: &str) -> bool {
+    let n = name.chars().count();
+    (1..=40).contains(&n)
+        && name.trim() == name
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '\''))
 }
 
 /// The largest sector side a realm may have.
@@ -57,6 +103,58 @@ impl RealmConfig {
                     c.sector_boards
                 ),
             });
+        }
+        let bad = |message: String| Err(Error::Config { path: path.to_string(), message });
+        if c.cities.len() > MAX_CITIES {
+            return bad(format!("{} cities: a realm has at most {MAX_CITIES}", c.cities.len()));
+        }
+        let mut problems = Vec::new();
+        for (i, city) in c.cities.iter().enumerate() {
+            let [[x0, y0], [x1, y1]] = city.boards;
+            if !is_city_name(&city.name) {
+                problems.push(format!(
+                    "cities[{i}]: `{}` is not a city name (1 to 40 letters, digits, spaces, - _ ')",
+                    city.name.chars().take(40).collect::<String>()
+                ));
+            }
+            if x0 > x1 || y0 > y1 {
+                problems.push(format!(
+                    "cities[{i}] `{}`: boards = [[x0, y0], [x1, y1]] needs x0 ≤ x1 and y0 ≤ y1",
+                    city.name
+                ));
+            }
+            for (j, other) in c.cities[..i].iter().enumerate() {
+                if other.name == city.name {
+                    problems.push(format!("cities[{i}]: `{}` is also the name of cities[{j}]", city.name));
+                }
+                if city.touches(other) {
+                    problems.push(format!(
+                        "cities[{i}] `{}` touches cities[{j}] `{}`: cities are separated by empty ground (CA-19), at least one board",
+                        city.name, other.name
+                    ));
+                }
+            }
+        }
+        for (i, road) in c.roads.iter().enumerate() {
+            let [a, b] = &road.between;
+            for end in [a, b] {
+                if !c.cities.iter().any(|city| &city.name == end) {
+                    problems
+                        .push(format!("roads[{i}]: no city is called `{}`", end.chars().take(40).collect::<String>()));
+                }
+            }
+            if a == b {
+                problems.push(format!("roads[{i}]: a road joins two different cities"));
+            }
+            if c.roads[..i].iter().any(|r| {
+                let [c0, c1] = &r.between;
+                (c0 == a && c1 == b) || (c0 == b && c1 == a)
+            }) {
+                problems.push(format!("roads[{i}]: `{a}` and `{b}` already have a road"));
+            }
+        }
+        if !problems.is_empty() {
+            return bad(problems.join("; "));
         }
         if c.name.trim().is_empty() || c.name.len() > 64 {
             return Err(Error::Config { path: path.to_string(), message: "name: 1 to 64 characters".into() });

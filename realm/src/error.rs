@@ -53,6 +53,8 @@ pub enum Error {
     TooManyOrders { given: usize, max: usize },
     #[error("round {round} has not been resolved")]
     NoSuchRound { round: u64 },
+    #[error("{message}")]
+    NotFound { message: String },
     #[error("no round is due: round {round} resolves at {deadline} (now {now}); `--now` resolves it at once")]
     NotDue { round: u64, deadline: i64, now: i64 },
     #[error("{message}")]
@@ -73,7 +75,7 @@ impl Error {
         match self {
             Error::Unauthorized => 401,
             Error::Forbidden { .. } => 403,
-            Error::NoSuchRound { .. } | Error::NoRealm { .. } => 404,
+            Error::NoSuchRound { .. } | Error::NoRealm { .. } | Error::NotFound { .. } => 404,
             Error::PlayerTaken { .. } | Error::DeadlinePassed { .. } | Error::WrongRound { .. } => 409,
             Error::OrdersRefused { .. } | Error::Join(_) | Error::NoRoom { .. } => 422,
             Error::TooSoon { .. } => 429,

@@ -193,10 +193,16 @@ async fn chat_post(
     Ok((StatusCode::CREATED, axum::Json(json!({ "seq": seq }))).into_response())
 }
 
+async fn cities(State(s): State<Shared>, headers: HeaderMap) -> Result<Response, Fail> {
+    let t = bearer(&headers)?;
+    let c = with(&s, move |svc| svc.cities(&t)).await?;
+    Ok(axum::Json(json!({ "cities": c })).into_response())
+}
+
 async fn not_found() -> Fail {
     fail(
         404,
-        "no such route; routes: POST /join, GET /world, GET|PUT /orders, GET /rounds/N, GET|POST /chat/world, GET|POST /chat/sector:SX,SY",
+        "no such route; routes: POST /join, GET /world, GET|PUT /orders, GET /rounds/N, GET /cities, GET|POST /chat/world, GET|POST /chat/sector:SX,SY, GET|POST /chat/city:NAME",
     )
 }
 
@@ -217,6 +223,7 @@ fn router_shared(shared: Shared) -> Router {
         .route("/orders", put(orders_put).get(orders_get))
         .route("/rounds/{n}", get(round))
         .route("/chat/{channel}", get(chat_get).post(chat_post))
+        .route("/cities", get(cities))
         .fallback(not_found)
         .method_not_allowed_fallback(not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))

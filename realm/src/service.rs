@@ -159,6 +159,7 @@ impl Service {
             let mut tx = store.begin(Mode::Write)?;
             store::migrate(tx.as_mut())?;
             store::insert_meta(tx.as_mut(), &meta)?;
+            store::insert_cities(tx.as_mut(), &config.cities, &config.roads)?;
             store::put_world(tx.as_mut(), 0, &serde_json::to_string(&StateJson::default())?)?;
             tx.commit()?;
         }

@@ -50,6 +50,21 @@ CREATE TABLE chat (
     "
 ALTER TABLE realm_meta ADD COLUMN sector_boards BIGINT NOT NULL DEFAULT 10;
 ",
+    "
+CREATE TABLE cities (
+    id BIGINT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    x0 BIGINT NOT NULL,
+    y0 BIGINT NOT NULL,
+    x1 BIGINT NOT NULL,
+    y1 BIGINT NOT NULL
+);
+CREATE TABLE roads (
+    a BIGINT NOT NULL REFERENCES cities (id),
+    b BIGINT NOT NULL REFERENCES cities (id),
+    PRIMARY KEY (a, b)
+);
+",
 ];
 
 /// The schema version this build writes.
@@ -147,6 +162,79 @@ pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
 pub fn set_deadline(tx: &mut dyn Tx, deadline: i64) -> Result<(), Error> {
     tx.exec("UPDATE realm_meta SET deadline = ?1 WHERE id = 1", &[deadline.into()])?;
     Ok(())
+}
+
+/// A city as stored: its id (the chat log's key, so a renamed city keeps its log), name
+/// and rectangle of boards.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct City {
+    pub id: i64,
+    pub name: String,
+    /// The lower-left and upper-right boards, both included.
+    pub boards: [[i32; 2]; 2],
+    /// The cities a road leads to, by name.
+    pub roads: Vec<String>,
+}
+
+impl City {
+    pub fn contains(&self, [bx, by]: [i32; 2]) -> bool {
+        let [[x0, y0], [x1, y1]] = self.boards;
+        (x0..=x1).contains(&bx) && (y0..=y1).contains(&by)
+    }
+}
+
+/// Stores the config's cities (ids in config order, from 1) and roads.
+pub fn insert_cities(
+    tx: &mut dyn Tx,
+    cities: &[crate::config::CityConfig],
+    roads: &[crate::config::RoadConfig],
+) -> Result<(), Error> {
+    for (i, c) in cities.iter().enumerate() {
+        let [[x0, y0], [x1, y1]] = c.boards;
+        let xy = |v: i32| Value::from(i64::from(v));
+        tx.exec(
+            "INSERT INTO cities (id, name, x0, y0, x1, y1) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            &[(i as i64 + 1).into(), c.name.as_str().into(), xy(x0), xy(y0), xy(x1), xy(y1)],
+        )?;
+    }
+    let id = |name: &str| cities.iter().position(|c| c.name == name).map(|i| i as i64 + 1);
+    for r in roads {
+        if let (Some(a), Some(b)) = (id(&r.between[0]), id(&r.between[1])) {
+            tx.exec("INSERT INTO roads (a, b) VALUES (?1, ?2)", &[a.min(b).into(), a.max(b).into()])?;
+        }
+    }
+    Ok(())
+}
+
+/// Every city, by id, with its roads.
+pub fn cities(tx: &mut dyn Tx) -> Result<Vec<City>, Error> {
+    let coord = |v: &Value| -> Result<i32, Error> {
+        i32::try_from(v.int()?).map_err(|_| Error::Corrupt { what: "a city's board is outside the world".into() })
+    };
+    let mut out = Vec::new();
+    for r in tx.query("SELECT id, name, x0, y0, x1, y1 FROM cities ORDER BY id", &[])? {
+        out.push(City {
+            id: r[0].int()?,
+            name: r[1].text()?.to_string(),
+            boards: [[coord(&r[2])?, coord(&r[3])?], [coord(&r[4])?, coord(&r[5])?]],
+            roads: Vec::new(),
+        });
+    }
+    let name = |out: &[City], id: i64| out.iter().find(|c| c.id == id).map(|c| c.name.clone());
+    for r in tx.query("SELECT a, b FROM roads ORDER BY a, b", &[])? {
+        let (a, b) = (r[0].int()?, r[1].int()?);
+        let (Some(na), Some(nb)) = (name(&out, a), name(&out, b)) else {
+            return Err(Error::Corrupt { what: format!("a road between unknown cities {a} and {b}") });
+        };
+        for c in out.iter_mut() {
+            if c.id == a {
+                c.roads.push(nb.clone());
+            } else if c.id == b {
+                c.roads.push(na.clone());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The world's state as STATE JSON text, and its round.

@@ -24,11 +24,14 @@ struct Server {
 }
 
 fn start(name: &str) -> Server {
+    start_with(name, config(6, 1))
+}
+
+fn start_with(name: &str, cfg: varia_realm::RealmConfig) -> Server {
     let dir = scratch(name);
     let db = dir.join("realm.db");
     let clock = ManualClock::new(T0);
-    let svc = Service::create(Box::new(SqliteStore::open(&db, true).unwrap()), &config(6, 1), Arc::new(clock.clone()))
-        .unwrap();
+    let svc = Service::create(Box::new(SqliteStore::open(&db, true).unwrap()), &cfg, Arc::new(clock.clone())).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         varia_realm::server::serve(svc, "127.0.0.1:0".parse().unwrap(), None, move |a| tx.send(a).unwrap())
@@ -97,6 +100,9 @@ const ROUTES: &[(&str, &str)] = &[
     ("GET", "/rounds/0"),
     ("GET", "/chat/world"),
     ("POST", "/chat/world"),
+    ("GET", "/chat/sector:0,0"),
+    ("GET", "/chat/city:Caissa"),
+    ("GET", "/cities"),
 ];
 
 #[test]
@@ -323,7 +329,7 @@ fn world_chat_is_read_by_all_and_written_by_the_top_20_real_players() {
     // p21 joined 21st: boards 60–62 in ring order, the 12th–14th of ring 4 ((y, x)
     // order: nine of y = -4, then the ends of each row): [-4,-2] [4,-2] [-4,-1], and now
     // [0, 0]: sectors (10 boards a side) (-1,-1), (0,-1) and (0,0).
-    assert_eq!(top[0], json!({ "player": "p21", "boards": 4, "pieces": 20, "sectors": 3, "bot": false }));
+    assert_eq!(top[0], json!({ "player": "p21", "boards": 4, "pieces": 20, "sectors": 3, "cities": 0, "bot": false }));
     assert_eq!(top[1]["player"], "p02");
     assert_eq!(top[19]["player"], "p20");
     assert_eq!(log["may_write"], false, "p01 is 21st");
@@ -354,7 +360,10 @@ fn a_sector_log_is_read_and_written_only_with_a_piece_in_the_sector() {
     assert_eq!(log["may_write"], true);
     // The card counts what lies in the sector: alice board [0,-1], bob [1,-1], five
     // pieces each; join order breaks the tie.
-    assert_eq!(log["top"][0], json!({ "player": "alice", "boards": 1, "pieces": 5, "sectors": 3, "bot": false }));
+    assert_eq!(
+        log["top"][0],
+        json!({ "player": "alice", "boards": 1, "pieces": 5, "sectors": 1, "cities": 0, "bot": false })
+    );
     assert_eq!(log["top"][1]["player"], "bob");
     // Bob has nothing in (-1,-1), alice nothing in (-1,0), nobody anything in (5,5).
     for (token, sector) in [(&b, "-1,-1"), (&a, "-1,0"), (&a, "5,5")] {
@@ -382,4 +391,71 @@ fn a_sector_log_is_read_and_written_only_with_a_piece_in_the_sector() {
         let (st, v) = s.get(&format!("/chat/{bad}"), &a);
         assert_eq!(st, 400, "{bad}: {v}");
     }
+}
+
+fn with_cities() -> varia_realm::RealmConfig {
+    let text = "name = \"cities\"\nround_hours = 6\nseed = 1\n\
+        [[cities]]\nname = \"Caissa\"\nboards = [[-1, -1], [1, 1]]\n\
+        [[cities]]\nname = \"Philidor\"\nboards = [[3, -1], [4, 1]]\n\
+        [[roads]]\nbetween = [\"Philidor\", \"Caissa\"]\n";
+    varia_realm::RealmConfig::parse(text, "realm.toml").unwrap()
+}
+
+#[test]
+fn the_cities_and_their_roads_are_public() {
+    let s = start_with("cities", with_cities());
+    let a = s.join("alice");
+    let (st, v) = s.get("/cities", &a);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        v["cities"],
+        json!([
+            { "id": 1, "name": "Caissa", "boards": [[-1, -1], [1, 1]], "roads": ["Philidor"] },
+            { "id": 2, "name": "Philidor", "boards": [[3, -1], [4, 1]], "roads": ["Caissa"] },
+        ])
+    );
+}
+
+#[test]
+fn a_city_log_is_read_by_all_and_written_by_its_top_20_real_players() {
+    // CA-25. Caissa is boards [-1,-1]..[1,1]. alice [0,0] [-1,-1] [0,-1], bob [1,-1]
+    // [-1,0] [1,0] and carol [-1,1] [0,1] [1,1] hold ring 1 and the centre, all in
+    // Caissa; dave gets the first three of ring 2, [-2,-2] [-1,-2] [0,-2]: none there.
+    let s = start_with("chat-city", with_cities());
+    let [a, b, c, d] = ["alice", "bob", "carol", "dave"].map(|p| s.join(p));
+    let (st, log) = s.get("/chat/city:Caissa", &d);
+    assert_eq!(st, 200, "{log}");
+    assert_eq!(log["may_write"], false, "dave holds no board in Caissa");
+    // The card: boards there, pieces on those boards, and the sectors (10 boards a
+    // side) of those boards: carol's [-1,1] is in sector (-1,0), [0,1] and [1,1] in (0,0).
+    let top: Vec<Value> = log["top"].as_array().unwrap().clone();
+    assert_eq!(
+        top,
+        vec![
+            json!({ "player": "alice", "boards": 3, "pieces": 15, "sectors": 3, "cities": 1, "bot": false }),
+            json!({ "player": "bob", "boards": 3, "pieces": 15, "sectors": 3, "cities": 1, "bot": false }),
+            json!({ "player": "carol", "boards": 3, "pieces": 15, "sectors": 2, "cities": 1, "bot": false }),
+        ]
+    );
+    let (st, v) = s.send("POST", "/chat/city:Caissa", &d, json!({ "text": "let me in" }));
+    assert_eq!(st, 403, "{v}");
+    assert_eq!(
+        v["error"],
+        "only the top 20 players of Caissa (by boards there, then pieces on those boards) write here"
+    );
+    assert_eq!(s.send("POST", "/chat/city:Caissa", &c, json!({ "text": "welcome to Caissa" })).0, 201);
+    let (_, log) = s.get("/chat/city:Caissa", &b);
+    assert_eq!(log["lines"][0]["text"], "welcome to Caissa");
+    assert_eq!(log["may_write"], true);
+    // Nobody holds a board in Philidor: everyone reads it, nobody writes.
+    let (st, log) = s.get("/chat/city:Philidor", &a);
+    assert_eq!((st, log["may_write"].clone(), log["top"].clone()), (200, json!(false), json!([])));
+    assert_eq!(s.send("POST", "/chat/city:Philidor", &a, json!({ "text": "hello?" })).0, 403);
+    let (st, v) = s.get("/chat/city:Nowhere", &a);
+    assert_eq!((st, v["error"].clone()), (404, json!("no city is called `Nowhere`")));
+    // The world card counts cities: dave's boards lie in none.
+    let (_, log) = s.get("/chat/world", &a);
+    let dave = log["top"].as_array().unwrap().iter().find(|r| r["player"] == "dave").unwrap().clone();
+    assert_eq!(dave["cities"], 0);
+    assert_eq!(log["top"][0]["cities"], 1);
 }

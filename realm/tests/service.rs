@@ -57,6 +57,32 @@ fn a_config_with_another_round_length_or_an_unknown_key_is_refused() {
         let e = varia_realm::RealmConfig::parse(&text, "r.toml").unwrap_err();
         assert_eq!(e.to_string(), format!("r.toml: sector_boards = {bad}: a sector is 1 to 10000 boards a side"));
     }
+    // Cities (CA-19): every problem at once — a bad name, a reversed rectangle, two
+    // cities with no empty board between them, a road to nowhere, a road twice.
+    let text = "name = \"x\"\nround_hours = 6\n\
+        [[cities]]\nname = \"A\"\nboards = [[0, 0], [2, 2]]\n\
+        [[cities]]\nname = \"B\"\nboards = [[3, 0], [4, 1]]\n\
+        [[cities]]\nname = \"C!\"\nboards = [[9, 9], [8, 9]]\n\
+        [[roads]]\nbetween = [\"A\", \"Z\"]\n\
+        [[roads]]\nbetween = [\"A\", \"B\"]\n\
+        [[roads]]\nbetween = [\"B\", \"A\"]\n";
+    let e = varia_realm::RealmConfig::parse(text, "r.toml").unwrap_err().to_string();
+    for want in [
+        "cities[1] `B` touches cities[0] `A`: cities are separated by empty ground (CA-19), at least one board",
+        "cities[2]: `C!` is not a city name",
+        "cities[2] `C!`: boards = [[x0, y0], [x1, y1]] needs x0 ≤ x1 and y0 ≤ y1",
+        "roads[0]: no city is called `Z`",
+        "roads[2]: `B` and `A` already have a road",
+    ] {
+        assert!(e.contains(want), "missing {want:?} in {e}");
+    }
+    // One empty board between them is enough; a diagonal neighbour touches.
+    let ok = "name = \"x\"\nround_hours = 6\n[[cities]]\nname = \"A\"\nboards = [[0, 0], [2, 2]]\n\
+        [[cities]]\nname = \"B\"\nboards = [[4, 0], [5, 1]]\n";
+    assert_eq!(varia_realm::RealmConfig::parse(ok, "r.toml").unwrap().cities.len(), 2);
+    let diagonal = "name = \"x\"\nround_hours = 6\n[[cities]]\nname = \"A\"\nboards = [[0, 0], [2, 2]]\n\
+        [[cities]]\nname = \"B\"\nboards = [[3, 3], [5, 5]]\n";
+    assert!(varia_realm::RealmConfig::parse(diagonal, "r.toml").unwrap_err().to_string().contains("touches"));
 }
 
 #[test]
@@ -290,11 +316,14 @@ fn a_schema_newer_than_this_build_is_refused_and_an_old_one_migrates() {
     let clock = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
     let e = Service::open(Box::new(varia_realm::SqliteStore::open(&path, false).unwrap()), clock).err().unwrap();
     assert!(matches!(e, Error::SchemaTooNew { found: 99, .. }), "{e}");
-    // A realm of schema version 1 (before sectors had a size): opening it migrates it,
-    // with the sector of A-CA1, 10 boards a side, and keeps everything else.
+    // A realm of schema version 1 (before sectors had a size, and cities): opening it
+    // migrates it, with the sector of A-CA1, 10 boards a side, and keeps the rest.
     let db = rusqlite::Connection::open(&path).unwrap();
-    db.execute_batch("ALTER TABLE realm_meta DROP COLUMN sector_boards; UPDATE schema_version SET version = 1")
-        .unwrap();
+    db.execute_batch(
+        "DROP TABLE roads; DROP TABLE cities; ALTER TABLE realm_meta DROP COLUMN sector_boards; \
+         UPDATE schema_version SET version = 1",
+    )
+    .unwrap();
     drop(db);
     let clock = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
     let mut old = Service::open(Box::new(varia_realm::SqliteStore::open(&path, false).unwrap()), clock).unwrap();

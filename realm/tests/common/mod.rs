@@ -25,7 +25,15 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 pub fn config(hours: i64, seed: u64) -> RealmConfig {
-    RealmConfig { name: "test realm".into(), variant: "caissan".into(), round_hours: hours, seed, sector_boards: 10 }
+    RealmConfig {
+        name: "test realm".into(),
+        variant: "caissan".into(),
+        round_hours: hours,
+        seed,
+        sector_boards: 10,
+        cities: vec![],
+        roads: vec![],
+    }
 }
 
 /// The stores to run a test on: SQLite always, PostgreSQL when a server is there.
