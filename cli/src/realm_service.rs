@@ -72,6 +72,20 @@ pub enum ServiceCommand {
         #[arg(long)]
         now: bool,
     },
+    /// Read a chat log (world, sector:SX,SY or city:NAME) with its Top-20 card, or post
+    /// a line to it with `--post`.
+    Chat {
+        #[command(flatten)]
+        db: DbArgs,
+        #[arg(long)]
+        token: String,
+        /// The log: `world`, `sector:SX,SY` or `city:NAME`.
+        #[arg(long, default_value = "world")]
+        log: String,
+        /// Post this line (one post per 5 seconds; the log's write rights apply).
+        #[arg(long, value_name = "TEXT")]
+        post: Option<String>,
+    },
     /// Serve the realm's HTTP/JSON API (127.0.0.1 unless told otherwise).
     Serve {
         #[arg(long, value_name = "PATH|URL")]
@@ -107,6 +121,37 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
             let m = s.meta()?;
             println!("realm `{}` ({}, {} h rounds) made in {}", m.name, m.variant, m.round_hours, db.db);
             println!("round 0 resolves at {}", m.deadline);
+        }
+        ServiceCommand::Chat { db, token, log, post } => {
+            let mut s = open(&db)?;
+            if let Some(text) = post {
+                let seq = s.chat_post(&token, &log, &text)?;
+                println!("posted to {log} as line {seq}");
+                return Ok(());
+            }
+            let l = s.chat_read(&token, &log)?;
+            println!(
+                "{} ({} lines; you {} write here)",
+                l.channel,
+                l.lines.len(),
+                if l.may_write { "may" } else { "may not" }
+            );
+            for line in &l.lines {
+                println!("{:>4} {} {}: {}", line.seq, line.at, line.author, line.text);
+            }
+            println!("top {}:", l.top.len());
+            for (i, t) in l.top.iter().enumerate() {
+                println!(
+                    "{:>3}. {}{}: {} boards, {} pieces, {} sectors, {} cities",
+                    i + 1,
+                    t.player,
+                    if t.bot { " (bot)" } else { "" },
+                    t.boards,
+                    t.pieces,
+                    t.sectors,
+                    t.cities
+                );
+            }
         }
         ServiceCommand::Join { db, player } => {
             let j = open(&db)?.join(&player)?;

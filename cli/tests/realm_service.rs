@@ -153,6 +153,32 @@ fn the_commands_make_a_realm_take_orders_show_and_advance() {
 }
 
 #[test]
+fn chat_posts_and_reads_with_the_logs_rights() {
+    let dir = scratch("chat");
+    let (db, a, b) = setup(&dir, &dir.join("realm.db").display().to_string());
+    let out = ok(&["realm", "chat", "--db", &db, "--token", &a, "--at", T0, "--post", "hello world"]);
+    assert_eq!(out, "posted to world as line 1\n");
+    // Within the 5-second pause the second post is refused (across logs, CA-24).
+    let o =
+        varia(&["realm", "chat", "--db", &db, "--token", &a, "--at", "1000003", "--log", "sector:0,0", "--post", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("wait"), "{}", String::from_utf8_lossy(&o.stderr));
+    // Bob reads it with the card: both hold 3 boards and 15 pieces; alice joined first.
+    // alice's boards [0,0] [-1,-1] [0,-1] lie in three sectors of 10 boards a side.
+    let out = ok(&["realm", "chat", "--db", &db, "--token", &b, "--at", T0]);
+    assert_eq!(
+        out,
+        format!(
+            "world (1 lines; you may write here)\n   1 {T0} alice: hello world\ntop 2:\n  1. alice: 3 boards, 15 pieces, 3 sectors, 0 cities\n  2. bob: 3 boards, 15 pieces, 3 sectors, 0 cities\n"
+        )
+    );
+    // A sector where bob has no piece: refused, with the reason.
+    let o = varia(&["realm", "chat", "--db", &db, "--token", &b, "--at", T0, "--log", "sector:-1,-1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("only while you have a piece standing in the sector"));
+}
+
+#[test]
 fn an_order_killed_before_its_commit_is_lost_and_the_acknowledged_one_stands() {
     let dir = scratch("order-crash");
     for db in dbs(&dir, "order-crash") {
