@@ -60,7 +60,7 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
     let mut mine: Vec<Pos> = mine.to_vec();
     mine.sort_by_key(|p| (p.board(tile), *p));
     let mut i = 0;
-    let mut targets = Vec::new();
+    let mut scratch = Scratch::default();
     // What is left to drop, as the bot's own drops use it up.
     let mut vault = realm.vaults[player as usize].clone();
     while i < mine.len() {
@@ -72,7 +72,7 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
         let here = &mine[i..j];
         i = j;
         if let Some(o) =
-            board_order(m, realm, player, here, &mut dests, &mut rng, &mut targets, &value, &safe_after, &mut vault)
+            board_order(m, realm, player, here, &mut dests, &mut rng, &mut scratch, &value, &safe_after, &mut vault)
         {
             if let Order::Move { to, .. } | Order::Drop { to, .. } = o {
                 dests.push(to);
@@ -85,6 +85,17 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
     out
 }
 
+/// Lists a board's order is worked out in, kept from board to board (allocating them
+/// per board cost more than the questions asked).
+#[derive(Default)]
+struct Scratch {
+    targets: Vec<(Pos, super::moves::Reach)>,
+    all: Vec<(Pos, Pos)>,
+    caps: Vec<(i64, u64, Pos, Pos)>,
+    squares: Vec<Pos>,
+    quiet: Vec<(Pos, Pos)>,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn board_order(
     m: &Movement,
@@ -93,7 +104,7 @@ fn board_order(
     here: &[Pos],
     dests: &mut [Pos],
     rng: &mut Rng,
-    targets: &mut Vec<(Pos, super::moves::Reach)>,
+    scratch: &mut Scratch,
     value: &impl Fn(KindId) -> i64,
     safe_after: &impl Fn(&dyn Fn(Pos) -> Cell, Option<Pos>, Pos, Cell) -> bool,
     vault: &mut crate::mechanics::reserve::Reserve,
@@ -102,11 +113,12 @@ fn board_order(
     let tile = m.tile();
     let w = cells.window(here[0].board(tile));
     let occ = |p: Pos| w.get(p);
+    let Scratch { targets, all, caps, squares, quiet } = scratch;
     let safe_after = |from: Option<Pos>, to: Pos, c: Cell| safe_after(&occ, from, to, c);
     let free_dest = |t: Pos, dests: &[Pos]| !dests.contains(&t);
     // A royal piece in danger: flee to safety, or take the attacker.
     for &k in here {
-        let kc = cells.get(k);
+        let kc = occ(k);
         if !m.is_royal(kc.kind()) {
             continue;
         }
@@ -114,7 +126,7 @@ fn board_order(
         m.targets(&occ, k, kc, targets);
         targets.sort_by_key(|&(p, _)| p);
         for &(t, _) in targets.iter() {
-            let tc = cells.get(t);
+            let tc = occ(t);
             let guarded = !tc.is_empty() && !m.is_royal(tc.kind()) && m.guarded(&occ, t, tc);
             if free_dest(t, dests) && !guarded && safe_after(Some(k), t, kc) {
                 return Some(Order::Move { from: k, to: t });
@@ -124,8 +136,8 @@ fn board_order(
             if p == k {
                 continue;
             }
-            let c = cells.get(p);
-            let a = cells.get(att);
+            let c = occ(p);
+            let a = occ(att);
             if m.reaches(&occ, p, c, att, Some(a), super::moves::Block::Owner(player)).is_some()
                 && (m.is_royal(a.kind()) || !m.guarded(&occ, att, a))
                 && free_dest(att, dests)
@@ -136,16 +148,16 @@ fn board_order(
     }
     // Every piece's targets, found once; only those whose way is clear of every piece
     // (an order may pass enemies, but a bot does not bet on them moving away).
-    let mut all: Vec<(Pos, Pos)> = Vec::new();
+    all.clear();
     for &p in here {
-        m.targets(&occ, p, cells.get(p), targets);
+        m.targets(&occ, p, occ(p), targets);
         all.extend(targets.iter().filter(|&&(_, r)| r.clear).map(|&(t, _)| (p, t)));
     }
     // The most valuable unguarded enemy in reach: candidates by value (ties in a seeded
     // order), each guard looked up only when it is the best left.
-    let mut caps: Vec<(i64, u64, Pos, Pos)> = Vec::new();
-    for &(p, t) in &all {
-        let tc = cells.get(t);
+    caps.clear();
+    for &(p, t) in all.iter() {
+        let tc = occ(t);
         if tc.is_empty() || !free_dest(t, dests) {
             continue;
         }
@@ -153,23 +165,24 @@ fn board_order(
         caps.push((gain, rng.next_u64(), p, t));
     }
     caps.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
-    for &(_, _, from, to) in &caps {
-        let tc = cells.get(to);
+    for &(_, _, from, to) in caps.iter() {
+        let tc = occ(to);
         if m.is_royal(tc.kind()) || !m.guarded(&occ, to, tc) {
             return Some(Order::Move { from, to });
         }
     }
     // An own piece hanging (attacked, unguarded): move it somewhere safe.
     for &p in here {
-        let c = cells.get(p);
+        let c = occ(p);
         if m.is_royal(c.kind()) || !m.attacked(&occ, p, c) || m.guarded(&occ, p, c) {
             continue;
         }
-        let mine: Vec<Pos> = all.iter().filter(|&&(f, _)| f == p).map(|&(_, t)| t).collect();
-        let n = mine.len();
+        squares.clear();
+        squares.extend(all.iter().filter(|&&(f, _)| f == p).map(|&(_, t)| t));
+        let n = squares.len();
         for s in 0..n.min(QUIET_TRIES) {
-            let t = mine[(s + rng.below(n as u64) as usize) % n];
-            if cells.get(t).is_empty() && free_dest(t, dests) && safe_after(Some(p), t, c) {
+            let t = squares[(s + rng.below(n as u64) as usize) % n];
+            if occ(t).is_empty() && free_dest(t, dests) && safe_after(Some(p), t, c) {
                 return Some(Order::Move { from: p, to: t });
             }
         }
@@ -182,10 +195,11 @@ fn board_order(
         .collect();
     kinds.sort_by_key(|&k| -value(k));
     if let Some(&k) = kinds.first() {
-        let empty: Vec<Pos> = board.squares(tile).filter(|&s| cells.get(s).is_empty() && free_dest(s, dests)).collect();
-        let n = empty.len();
+        squares.clear();
+        squares.extend(board.squares(tile).filter(|&s| occ(s).is_empty() && free_dest(s, dests)));
+        let n = squares.len();
         for s in 0..n.min(QUIET_TRIES) {
-            let t = empty[(s + rng.below(n as u64) as usize) % n];
+            let t = squares[(s + rng.below(n as u64) as usize) % n];
             if safe_after(None, t, Cell::piece(player, k)) {
                 vault.take(k);
                 return Some(Order::Drop { kind: k, to: t });
@@ -193,14 +207,14 @@ fn board_order(
         }
     }
     // A quiet move that does not hang the piece moved.
-    let quiet: Vec<(Pos, Pos)> =
-        all.iter().copied().filter(|&(f, t)| !m.is_royal(cells.get(f).kind()) && cells.get(t).is_empty()).collect();
+    quiet.clear();
+    quiet.extend(all.iter().copied().filter(|&(f, t)| !m.is_royal(occ(f).kind()) && occ(t).is_empty()));
     for _ in 0..QUIET_TRIES {
         if quiet.is_empty() {
             break;
         }
         let (p, t) = quiet[rng.below(quiet.len() as u64) as usize];
-        if free_dest(t, dests) && safe_after(Some(p), t, cells.get(p)) {
+        if free_dest(t, dests) && safe_after(Some(p), t, occ(p)) {
             return Some(Order::Move { from: p, to: t });
         }
     }

@@ -147,8 +147,12 @@ impl Cells {
 
     #[inline]
     fn slot(&self, p: Pos) -> Option<usize> {
-        let t = self.find(p.board(self.tile))?;
-        let (lx, ly) = p.local(self.tile);
+        let b = p.board(self.tile);
+        let t = self.find(b)?;
+        // The offset in the board without a second division: the true value is in
+        // 0..width, so wrapping arithmetic gives it even where `b·width` overflows.
+        let lx = p.x.wrapping_sub(b.bx.wrapping_mul(self.tile.0));
+        let ly = p.y.wrapping_sub(b.by.wrapping_mul(self.tile.1));
         Some(t * self.area + (ly * self.tile.0 + lx) as usize)
     }
 
@@ -225,10 +229,21 @@ impl Cells {
     pub fn window_within(&self, center: BoardId, radius: i32) -> Window<'_> {
         let r = radius.clamp(0, 2);
         let mut idx = [u32::MAX; 25];
+        // Neighbouring boards mostly share a chunk: its table is looked up once.
+        let mut last: Option<((i32, i32), Option<u32>)> = None;
         for dy in -r..=r {
             for dx in -r..=r {
                 let b = BoardId { bx: center.bx.wrapping_add(dx), by: center.by.wrapping_add(dy) };
-                idx[((dy + 2) * 5 + dx + 2) as usize] = self.find(b).map_or(u32::MAX, |t| t as u32);
+                let (c, i) = chunk_of(b);
+                let k = match last {
+                    Some((lc, k)) if lc == c => k,
+                    _ => {
+                        let k = self.chunks.get(&c).copied();
+                        last = Some((c, k));
+                        k
+                    }
+                };
+                idx[((dy + 2) * 5 + dx + 2) as usize] = k.map_or(u32::MAX, |k| self.slots[k as usize][i]);
             }
         }
         if r < 2 {

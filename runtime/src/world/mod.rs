@@ -20,6 +20,7 @@ pub use state::{Realm, RealmError};
 pub mod bot;
 pub mod events;
 pub mod generate;
+mod groups;
 pub mod resolve;
 pub mod round;
 

@@ -226,14 +226,15 @@ pub fn validate(
                 Order::Move { from, to } => {
                     let w = cells.window_within(to.board(tile), 1);
                     let occ = |p: Pos| w.get(p);
-                    let c = cells.get(from);
+                    // Read through the window (the same cells, fewer lookups).
+                    let c = w.get(from);
                     if c.is_empty() {
                         return Err(Rejection::NoPiece { at: from });
                     }
                     if c.owner() != player {
                         return Err(Rejection::NotYours { at: from, owner: realm.name(c.owner()).to_string() });
                     }
-                    let t = cells.get(to);
+                    let t = w.get(to);
                     let target = if t.is_empty() { None } else { Some(t) };
                     let reach = m.reach(&occ, from, c, to, target, Block::Owner(player)).map_err(Rejection::Reach)?;
                     if let Some(t) = target
@@ -369,7 +370,7 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
     for &king in kings {
         let w = cells.window_within(king.board(tile), 1);
         let start = |p: Pos| w.get(p);
-        let kc = cells.get(king);
+        let kc = w.get(king);
         if !m.attacked(&start, king, kc) {
             continue;
         }

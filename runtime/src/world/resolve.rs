@@ -34,14 +34,14 @@ pub struct Resolution {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Mover {
+pub(crate) struct Mover {
     owner: u32,
     kind: KindId,
-    origin: Pos,
+    pub(crate) origin: Pos,
     cur: Pos,
-    target: Pos,
-    dir: (i32, i32),
-    fields: i32,
+    pub(crate) target: Pos,
+    pub(crate) dir: (i32, i32),
+    pub(crate) fields: i32,
     done: i32,
     slide: bool,
     /// A drop or a placement: it appears, from nowhere.
@@ -60,6 +60,31 @@ struct Entrant {
     state: St,
 }
 
+/// Which list of a round a mover is in: it decides the phase it acts in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    Place,
+    Drop,
+    Hop,
+    Slide,
+}
+
+/// Where an event falls in the world's order of a round, for resolutions split into
+/// independent groups of boards (see `world::groups`): the step (phase index and
+/// micro-step), the part of the step (0: stops and cancels, 1: swaps, 2: arrivals,
+/// 3: conquests) and the square the part is at. Two groups never share a square, so
+/// sorting their events by this key, stably, gives the order one resolution of the
+/// whole world has.
+pub(crate) type EventKey = (u64, u64);
+
+/// A bank into a vault not yet made (a group does not see the other groups' banks):
+/// made when the groups' events are merged, in the world's order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deferred {
+    pub key: EventKey,
+    pub bank: Option<(u32, KindId)>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum St {
     Active,
@@ -76,7 +101,15 @@ pub(crate) struct Exec<'a> {
     phase: Option<Phase>,
     ms: u32,
     conquests: Vec<(Pos, BoardId, u32, u32)>,
-    new_pending: Vec<(BoardId, u32)>,
+    pub(crate) new_pending: Vec<(BoardId, u32)>,
+    /// Banks are deferred (a group of boards resolved apart): `deferred` holds one
+    /// entry per event.
+    defer: bool,
+    pub(crate) deferred: Vec<Deferred>,
+    /// The phase's index in the variant's list, and the part and square of the step
+    /// being resolved: the key of the events emitted now.
+    phase_idx: u8,
+    part: (u8, Pos),
 }
 
 impl<'a> Exec<'a> {
@@ -91,10 +124,36 @@ impl<'a> Exec<'a> {
             ms: 0,
             conquests: Vec::new(),
             new_pending: Vec::new(),
+            defer: false,
+            deferred: Vec::new(),
+            phase_idx: 0,
+            part: (0, Pos::new(0, 0)),
         }
     }
 
+    /// A resolver for one group of boards: banks into vaults are recorded with their
+    /// events' keys instead of made.
+    pub fn deferring(m: &'a Movement<'a>, realm: Realm) -> Exec<'a> {
+        Exec { defer: true, ..Exec::new(m, realm) }
+    }
+
+    fn key(&self) -> EventKey {
+        let (part, p) = self.part;
+        let hi = ((self.phase_idx as u64) << 40) | ((self.ms as u64) << 8) | part as u64;
+        // (y, x) order, signed coordinates made unsigned with the order kept.
+        let lo = (((p.y as u32 ^ 0x8000_0000) as u64) << 32) | (p.x as u32 ^ 0x8000_0000) as u64;
+        (hi, lo)
+    }
+
     fn ev(&mut self, phase: Option<Phase>, what: What) {
+        self.ev_banked(phase, what, None);
+    }
+
+    fn ev_banked(&mut self, phase: Option<Phase>, what: What, bank: Option<(u32, KindId)>) {
+        if self.defer {
+            let key = self.key();
+            self.deferred.push(Deferred { key, bank });
+        }
         self.events.push(WorldEvent { phase, microstep: self.ms, what });
     }
 
@@ -110,6 +169,14 @@ impl<'a> Exec<'a> {
     /// Sends a piece of `owner` to `vault`'s reserve (None: destroyed), with its event.
     fn bank(&mut self, phase: Option<Phase>, owner: u32, kind: KindId, at: Pos, cause: Cause, vault: Option<u32>) {
         let rule = &self.m.rules.reserve;
+        if self.defer {
+            // Whether the vault overflows is known when the banks are made in order;
+            // whether it holds the kind at all is known now.
+            let vault = vault.filter(|&v| v != NOBODY && rule.holds(kind));
+            let what = What::Removed { player: owner, kind, at, cause, vault, overflow: false };
+            self.ev_banked(phase, what, vault.map(|v| (v, kind)));
+            return;
+        }
         let (vault, overflow) = match vault {
             Some(v) if v != NOBODY => match self.realm.vaults[v as usize].bank(rule, kind) {
                 Banked::Stored => (Some(v), false),
@@ -260,6 +327,7 @@ impl<'a> Exec<'a> {
         }
         for e in &ents {
             let mv = self.movers[e.mover as usize];
+            self.part = (0, e.to);
             match e.state {
                 St::Stopped => {
                     self.movers[e.mover as usize].finished = true;
@@ -277,12 +345,17 @@ impl<'a> Exec<'a> {
                 }
                 St::Cancelled => {
                     self.movers[e.mover as usize].alive = false;
+                    let mut bank = None;
                     if mv.appear == Some(Phase::Drops) {
-                        let _ = self.realm.vaults[mv.owner as usize].bank(&self.m.rules.reserve, mv.kind);
+                        if self.defer {
+                            bank = Some((mv.owner, mv.kind));
+                        } else {
+                            let _ = self.realm.vaults[mv.owner as usize].bank(&self.m.rules.reserve, mv.kind);
+                        }
                     } else {
                         self.new_pending.push((mv.target.board(self.m.tile()), mv.owner));
                     }
-                    self.ev(mv.appear, What::Cancelled { player: mv.owner, kind: mv.kind, at: e.to });
+                    self.ev_banked(mv.appear, What::Cancelled { player: mv.owner, kind: mv.kind, at: e.to }, bank);
                 }
                 St::Active => {
                     if let Some(f) = e.from {
@@ -300,6 +373,7 @@ impl<'a> Exec<'a> {
         let mut i = 0;
         while i < ents.len() {
             let to = ents[i].to;
+            self.part = (2, to);
             let mut group = Vec::new();
             while i < ents.len() && ents[i].to == to {
                 let e = ents[i];
@@ -359,6 +433,7 @@ impl<'a> Exec<'a> {
         by_from.sort();
         for k in 0..by_from.len() {
             let (fa, a) = by_from[k];
+            self.part = (1, fa);
             let ea = ents[a];
             let Ok(j) = by_from.binary_search_by(|(p, _)| p.cmp(&ea.to)) else { continue };
             let (fb, b) = by_from[j];
@@ -394,7 +469,8 @@ impl<'a> Exec<'a> {
         let mut list = std::mem::take(&mut self.conquests);
         list.sort();
         let tile = self.m.tile();
-        for (_, board, captor, former) in list {
+        for (at, board, captor, former) in list {
+            self.part = (3, at);
             if self.realm.cells.owner(board) != former {
                 continue;
             }
@@ -415,28 +491,32 @@ impl<'a> Exec<'a> {
 
     /// Runs every phase for these plans (one per player, join order).
     pub fn run(&mut self, plans: &[PlayerPlan]) {
+        let staged = self.stage(plans);
+        self.run_staged(&staged);
+    }
+
+    /// The round's start: abandons, then every placement, drop and move as a mover,
+    /// in join order (placements, drops, moves of each player); drops take their
+    /// pieces out of the vault here, and placements clear their pending boards.
+    pub(crate) fn stage(&mut self, plans: &[PlayerPlan]) -> Vec<(Mover, Class)> {
         let m = self.m;
-        let tile = m.tile();
         for (p, plan) in plans.iter().enumerate() {
             if plan.abandon {
                 self.abandon(p as u32);
             }
         }
-        let mut placements = Vec::new();
-        let mut drops = Vec::new();
-        let mut hops = Vec::new();
-        let mut slides = Vec::new();
+        let mut out = Vec::new();
         let royal = (0..m.v.kinds.len()).map(|k| KindId(k as u8)).find(|&k| m.is_royal(k));
         for (p, plan) in plans.iter().enumerate() {
             let p = p as u32;
             for &(board, to, _) in &plan.placements {
                 let Some(k) = royal else { break };
                 self.realm.pending.retain(|&(b, o)| !(b == board && o == p));
-                placements.push(self.add(appear(p, k, to, Phase::PlaceKings)));
+                out.push((appear(p, k, to, Phase::PlaceKings), Class::Place));
             }
             for &(to, k) in &plan.drops {
                 if self.realm.vaults[p as usize].take(k) {
-                    drops.push(self.add(appear(p, k, to, Phase::Drops)));
+                    out.push((appear(p, k, to, Phase::Drops), Class::Drop));
                 }
             }
             for mv in &plan.moves {
@@ -444,7 +524,7 @@ impl<'a> Exec<'a> {
                 let slide = if m.is_royal(kind) { m.rules.kings_slide } else { mv.reach.slide };
                 let (dir, fields) =
                     if mv.reach.slide || !slide { (mv.reach.dir, mv.reach.fields) } else { (mv.reach.dir, 1) };
-                let id = self.add(Mover {
+                let mover = Mover {
                     owner: p,
                     kind,
                     origin: mv.from,
@@ -457,15 +537,35 @@ impl<'a> Exec<'a> {
                     appear: None,
                     alive: true,
                     finished: false,
-                });
-                if slide { slides.push(id) } else { hops.push(id) }
+                };
+                out.push((mover, if slide { Class::Slide } else { Class::Hop }));
             }
         }
-        let _ = tile;
+        out
+    }
+
+    /// Every phase for these movers (as [`Exec::stage`] gives them, or a part of that
+    /// list in its order).
+    pub(crate) fn run_staged(&mut self, staged: &[(Mover, Class)]) {
+        let m = self.m;
+        let mut placements = Vec::new();
+        let mut drops = Vec::new();
+        let mut hops = Vec::new();
+        let mut slides = Vec::new();
+        for &(mv, class) in staged {
+            let id = self.add(mv);
+            match class {
+                Class::Place => placements.push(id),
+                Class::Drop => drops.push(id),
+                Class::Hop => hops.push(id),
+                Class::Slide => slides.push(id),
+            }
+        }
         let phases = m.rules.phases.clone();
         let mut slides_done = false;
         for (i, &phase) in phases.iter().enumerate() {
             self.phase = Some(phase);
+            self.phase_idx = i as u8;
             match phase {
                 Phase::PlaceKings | Phase::Drops => {
                     let ids = if phase == Phase::PlaceKings { &placements } else { &drops };

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::bot;
 use super::geometry::Pos;
+use super::groups;
 use super::json::{FleeJson, OutputJson, PlacementJson, ResultJson, StateJson, VerdictsJson};
 use super::moves::Movement;
 use super::orders::{Order, PlayerPlan, Rejection, validate};
@@ -48,7 +49,7 @@ pub fn resolve(
     let rules = world_of(v)?;
     let m = Movement::new(v, rules);
     let (plans, bots, gave) = validate_all(&m, realm, given, seed, parallel);
-    Ok(execute(&m, realm, plans, bots, &gave))
+    Ok(execute_in(&m, realm.clone(), plans, bots, &gave, parallel))
 }
 
 /// Every player's orders validated (the bot's for idle players), in join order; also
@@ -102,6 +103,33 @@ pub fn execute(m: &Movement, realm: &Realm, plans: Vec<PlayerPlan>, bots: Vec<bo
 /// [`execute`] on a realm the caller gives up (a service that keeps its world in memory
 /// resolves it in place, without copying it first); the same result.
 pub fn execute_owned(m: &Movement, realm: Realm, plans: Vec<PlayerPlan>, bots: Vec<bool>, gave: &[bool]) -> Resolution {
+    execute_in(m, realm, plans, bots, gave, false)
+}
+
+/// [`execute_owned`] with independent groups of boards resolved on threads when asked
+/// (with the `parallel` feature); the result does not depend on it.
+pub fn execute_in(
+    m: &Movement,
+    realm: Realm,
+    plans: Vec<PlayerPlan>,
+    bots: Vec<bool>,
+    gave: &[bool],
+    parallel: bool,
+) -> Resolution {
+    let mut exec = Exec::new(m, realm);
+    if groups::applies(m.rules) {
+        let staged = exec.stage(&plans);
+        groups::run(m, &mut exec, &staged, parallel);
+    } else {
+        exec.run(&plans);
+    }
+    exec.finish(gave);
+    Resolution { realm: exec.realm, plans, bots, strangers: Vec::new(), events: exec.events }
+}
+
+/// The resolution of the whole world at once, without splitting it into groups of
+/// boards: the reference [`execute_in`] is checked against.
+pub fn execute_whole(m: &Movement, realm: Realm, plans: Vec<PlayerPlan>, bots: Vec<bool>, gave: &[bool]) -> Resolution {
     let mut exec = Exec::new(m, realm);
     exec.run(&plans);
     exec.finish(gave);
