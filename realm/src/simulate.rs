@@ -189,7 +189,7 @@ pub fn simulate(v: &Variant, sim: &Simulation, tick: &mut dyn FnMut(&RoundStats)
             refused += 1;
             *refused_by.entry(reason_name(why)).or_insert(0) += 1;
         }
-        let res = round::execute_owned(&m, realm, plans, bots, &gave);
+        let res = round::execute_in(&m, realm, plans, bots, &gave, sim.parallel);
         seconds.push(started.elapsed().as_secs_f64());
         let mut s = RoundStats { round: number + 1, orders, refused, ..RoundStats::default() };
         for e in &res.events {
