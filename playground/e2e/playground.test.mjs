@@ -74,6 +74,7 @@ test('the page plays standard chess by clicking', async () => {
 
 test('a promotion asks which piece', async () => {
   await open(`?variant=standard&fen=${encodeURIComponent('8/4P3/8/8/8/8/k7/4K3 w - - 0 1')}`);
+  assert.equal(await page.locator('#chooser').isVisible(), false, 'no chooser before a choice');
   await square('e7').click();
   await page.waitForSelector('#board [data-square="e8"].target', WAIT);
   await square('e8').click();
@@ -82,6 +83,7 @@ test('a promotion asks which piece', async () => {
   assert.deepEqual(labels, ['queen', 'rook', 'bishop', 'knight']);
   await page.click('#chooser .choice[data-move="e7-e8=N"]');
   await page.waitForSelector('#board [data-square="e8"] .piece[data-kind="knight"]', WAIT);
+  assert.equal(await page.locator('#chooser').isVisible(), false, 'the chooser closes');
 });
 
 test('a Decachess board is 10 by 10', async () => {

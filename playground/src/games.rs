@@ -112,3 +112,49 @@ impl Store {
             .ok_or_else(|| Error::UnknownGame { id: id.to_string(), max: self.max })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> Game {
+        Game::new(Variant::load("standard").unwrap())
+    }
+
+    #[test]
+    fn ids_are_issued_in_turn_and_the_least_recently_used_game_is_evicted() {
+        let mut s = Store::with_capacity(2);
+        assert_eq!(s.insert("standard", game()).unwrap(), "g1");
+        assert_eq!(s.insert("standard", game()).unwrap(), "g2");
+        // g1 used after g2: g2 is now the least recently used.
+        s.get("g1", |_| None).unwrap();
+        assert_eq!(s.insert("standard", game()).unwrap(), "g3");
+        assert_eq!(s.len(), 2);
+        assert!(matches!(s.get("g2", |_| None), Err(Error::UnknownGame { .. })));
+        assert!(s.get("g1", |_| None).is_ok());
+        assert!(s.get("g3", |_| None).is_ok());
+        // An evicted id is never issued again.
+        assert_eq!(s.insert("standard", game()).unwrap(), "g4");
+        assert!(matches!(s.get("g1", |_| None), Err(Error::UnknownGame { .. })), "g1 was the oldest by then");
+    }
+
+    #[test]
+    fn a_game_moves_onto_new_rules_or_says_why_it_cannot() {
+        let mut s = Store::default();
+        let id = s.insert("standard", game()).unwrap();
+        s.get(&id, |_| None).unwrap().game.play("e2-e4").unwrap();
+        // Rules where a pawn has no double step: e2-e4 cannot be replayed.
+        let text = "extends = \"standard\"\n[pieces.pawn]\nmoves = [{ leap = \"forward\", mode = \"move\" }, { leap = \"forward-diagonal\", mode = \"capture\" }]\n";
+        let narrow = Variant::from_toml(text, "narrow.toml").unwrap();
+        let slot = s.get(&id, |_| Some(narrow.clone())).unwrap();
+        let note = slot.note.clone().expect("a note");
+        assert!(note.contains("move 1 (`e2-e4`)"), "{note}");
+        assert_eq!(slot.game.ply(), 1, "the game goes on under its old rules");
+        // Rules it can replay under: it moves, and the note goes.
+        let same = Variant::from_toml("extends = \"standard\"\n", "same.toml").unwrap();
+        let slot = s.get(&id, |_| Some(same.clone())).unwrap();
+        assert!(slot.note.is_none());
+        assert!(Arc::ptr_eq(slot.game.variant(), &same));
+        assert_eq!(slot.game.history_text(), ["e2-e4"]);
+    }
+}
