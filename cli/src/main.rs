@@ -18,6 +18,7 @@ mod play_solo;
 mod realm;
 mod realm_service;
 mod selfplay;
+mod serve;
 mod solo;
 mod uci;
 mod uci_client;
@@ -150,6 +151,9 @@ enum Command {
     Xboard(xboard::XboardArgs),
     /// A world of boards: resolve a round (`varia realm resolve`), or run a realm (`new`, `join`, `order`, `show`, `advance`, `serve`).
     Realm(realm::RealmArgs),
+    /// The playground: play the variants in the browser, reloading as their files change
+    /// (on 127.0.0.1 unless `--host` says otherwise).
+    Serve(serve::ServeArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -375,5 +379,6 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Uci(args) => uci::run(args),
         Command::Xboard(args) => xboard::run(args),
         Command::Realm(args) => realm::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }

@@ -41,11 +41,14 @@ pub const MAX_UNDO: usize = 1000;
 pub struct App {
     catalog: Mutex<Catalog>,
     games: Mutex<Store>,
+    /// Listening on a loopback address: answer only requests addressed to this machine.
+    loopback: bool,
 }
 
 impl App {
-    pub fn new(catalog: Catalog) -> Arc<App> {
-        Arc::new(App { catalog: Mutex::new(catalog), games: Mutex::new(Store::default()) })
+    /// `loopback`: the server listens on a loopback address only.
+    pub fn new(catalog: Catalog, loopback: bool) -> Arc<App> {
+        Arc::new(App { catalog: Mutex::new(catalog), games: Mutex::new(Store::default()), loopback })
     }
 
     fn catalog(&self) -> MutexGuard<'_, Catalog> {
@@ -290,6 +293,31 @@ async fn headers(req: Request, next: Next) -> Response {
     r
 }
 
+/// Whether a `Host` header names this machine (`localhost`, `127.x.y.z`, `[::1]`, any port).
+fn local_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// On a loopback server, refuses requests for another host name: a web page elsewhere
+/// that rebinds its own name to 127.0.0.1 must not drive the API.
+async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response {
+    if app.loopback {
+        let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+        if !local_host(host) {
+            return fail(
+                StatusCode::FORBIDDEN,
+                format!("this server answers requests for localhost only (Host: `{}`)", clip(host)),
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
+}
+
 /// The page's files and the API.
 pub fn router(app: Shared) -> Router {
     let api = Router::new()
@@ -306,6 +334,7 @@ pub fn router(app: Shared) -> Router {
         .nest("/api", api)
         .fallback(get(asset))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
         .layer(middleware::from_fn(headers))
         .with_state(app)
 }
@@ -323,7 +352,7 @@ pub fn serve(catalog: Catalog, addr: SocketAddr, bound: impl FnOnce(SocketAddr))
             .await
             .map_err(|e| Error::Io { what: format!("binding {addr}"), source: e })?;
         let local = listener.local_addr().map_err(|e| Error::Io { what: "the bound address".into(), source: e })?;
-        let app = App::new(catalog);
+        let app = App::new(catalog, local.ip().is_loopback());
         let watcher = app.clone();
         tokio::spawn(async move {
             let mut every = tokio::time::interval(POLL);

@@ -441,6 +441,28 @@ fn a_saved_change_reloads_and_a_broken_save_keeps_the_last_good_rules() {
 }
 
 #[test]
+fn a_request_for_another_host_name_is_refused() {
+    use std::io::{Read, Write};
+    let s = start(named(&["standard"]));
+    let addr = s.base.strip_prefix("http://").unwrap().to_string();
+    let ask = |host: &str| {
+        let mut c = std::net::TcpStream::connect(&addr).unwrap();
+        write!(c, "GET /api/variants HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut text = String::new();
+        c.read_to_string(&mut text).unwrap();
+        text
+    };
+    // A page elsewhere whose name was rebound to 127.0.0.1 sends its own name.
+    let r = ask("evil.example:8080");
+    assert!(r.starts_with("HTTP/1.1 403"), "{r}");
+    assert!(r.contains("this server answers requests for localhost only (Host: `evil.example:8080`)"), "{r}");
+    for host in ["localhost:8080", "127.0.0.1", "[::1]:9", &addr] {
+        let r = ask(host);
+        assert!(r.starts_with("HTTP/1.1 200"), "{host}: {r}");
+    }
+}
+
+#[test]
 fn the_page_and_its_modules_are_served_from_the_binary() {
     let s = start(named(&["standard"]));
     let (code, html) = s.raw("GET", "/", None);
