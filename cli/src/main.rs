@@ -19,6 +19,7 @@ mod realm;
 mod realm_service;
 mod realm_sim;
 mod selfplay;
+mod serve;
 mod solo;
 mod uci;
 mod uci_client;
@@ -151,6 +152,9 @@ enum Command {
     Xboard(xboard::XboardArgs),
     /// A world of boards: resolve a round (`varia realm resolve`), or run a realm (`new`, `join`, `order`, `show`, `advance`, `serve`).
     Realm(realm::RealmArgs),
+    /// The playground: play the variants in the browser, reloading as their files change
+    /// (on 127.0.0.1 unless `--host` says otherwise).
+    Serve(serve::ServeArgs),
 }
 
 /// A failure to report: message on stderr, exit code 1.
@@ -376,5 +380,6 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Uci(args) => uci::run(args),
         Command::Xboard(args) => xboard::run(args),
         Command::Realm(args) => realm::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }

@@ -1,0 +1,65 @@
+//! `varia serve`: the playground in the browser (crate `varia-playground`). Loads the
+//! variants to serve (every one the runtime knows, or those named, plus `--dir`
+//! folders), binds 127.0.0.1 unless `--host` says otherwise, prints the URL, and serves
+//! until stopped.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+
+use varia_playground::{Catalog, Source};
+
+use crate::Fail;
+
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Variants to serve, by name (default: every variant `varia list` shows).
+    variants: Vec<String>,
+    /// A variant folder to serve too, watched for changes (repeatable).
+    #[arg(long = "dir", value_name = "FOLDER")]
+    dirs: Vec<PathBuf>,
+    /// The port to listen on (0: any free port; the URL printed says which).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on. Anything but a loopback address lets other machines play.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// Open the page in the default browser.
+    #[arg(long)]
+    open: bool,
+}
+
+pub fn run(args: ServeArgs) -> Result<(), Fail> {
+    let mut sources: Vec<Source> = args.variants.iter().cloned().map(Source::Named).collect();
+    sources.extend(args.dirs.iter().cloned().map(Source::Folder));
+    if sources.is_empty() {
+        sources = Catalog::known();
+    }
+    let catalog = Catalog::load(&sources)?;
+    if !args.host.is_loopback() {
+        eprintln!("varia serve: listening on {}: other machines can reach this server", args.host);
+    }
+    let open = args.open;
+    let names = catalog.names();
+    varia_playground::serve(catalog, SocketAddr::new(args.host, args.port), move |addr| {
+        let url = format!("http://{addr}/");
+        println!("{url}");
+        eprintln!("varia serve: {} variants ({}); Ctrl-C stops", names.len(), names.join(", "));
+        if open {
+            open_browser(&url);
+        }
+    })?;
+    Ok(())
+}
+
+/// Opens `url` with the desktop's opener; a failure is reported, not fatal.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    if let Err(e) = std::process::Command::new(opener)
+        .arg(url)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        eprintln!("varia serve: could not open a browser ({opener}: {e}); open {url} yourself");
+    }
+}

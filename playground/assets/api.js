@@ -1,0 +1,31 @@
+// The JSON API of `varia serve`, one function per route. Each resolves to the reply's
+// body, or throws an Error carrying the server's `error` text and status.
+
+async function call(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const r = await fetch(path, init);
+  let data;
+  try {
+    data = await r.json();
+  } catch {
+    throw Object.assign(new Error(`${method} ${path}: the server sent no JSON (${r.status})`), { status: r.status });
+  }
+  if (!r.ok) {
+    throw Object.assign(new Error(data.error || `${method} ${path}: ${r.status}`), { status: r.status });
+  }
+  return data;
+}
+
+const game = (id) => `/api/games/${encodeURIComponent(id)}`;
+
+export const variants = () => call('GET', '/api/variants');
+export const status = () => call('GET', '/api/status');
+export const newGame = (variant, fen) => call('POST', '/api/games', fen ? { variant, fen } : { variant });
+export const state = (id) => call('GET', game(id));
+export const targets = (id, from) => call('GET', `${game(id)}/targets?from=${encodeURIComponent(from)}`);
+export const play = (id, move) => call('POST', `${game(id)}/moves`, { move });
+export const undo = (id, plies = 1) => call('POST', `${game(id)}/undo`, { plies });

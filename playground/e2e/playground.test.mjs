@@ -1,0 +1,148 @@
+// The playground in a real browser: Debian's Chromium driven by playwright-core, run
+// with `node --test`. The server is started by playground/tests/browser.rs, which
+// passes its URL (PLAYGROUND_URL) and the copied Chessception folder it serves
+// (PLAYGROUND_DIR), so these tests may edit that folder's files.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const base = process.env.PLAYGROUND_URL;
+const dir = process.env.PLAYGROUND_DIR;
+const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+const WAIT = { timeout: 10000 };
+
+let browser;
+let page;
+
+before(async () => {
+  assert.ok(base, 'PLAYGROUND_URL names the server (run these through `cargo test -p varia-playground --test browser`)');
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  page = await browser.newPage();
+  page.on('pageerror', (e) => console.error('page error:', e.message));
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+async function open(query = '') {
+  await page.goto(`${base}/${query}`);
+  await page.waitForSelector('body[data-ready="true"]', WAIT);
+}
+
+const square = (name) => page.locator(`#board [data-square="${name}"]`);
+
+async function click(from, to) {
+  const plies = await page.locator('#log > li').count();
+  await square(from).click();
+  await page.waitForSelector(`#board [data-square="${to}"].target`, WAIT);
+  await square(to).click();
+  // One more entry in the log: the move's.
+  await page.waitForFunction((n) => document.querySelectorAll('#log > li').length > n, plies, WAIT);
+}
+
+const logText = () => page.locator('#log').innerText();
+
+test('the page plays standard chess by clicking', async () => {
+  await open('?variant=standard');
+  assert.equal(await page.locator('#board .square').count(), 64);
+  assert.equal(await page.locator('#status').innerText(), 'White to move');
+  await square('e2').click();
+  await page.waitForSelector('#board .target', WAIT);
+  const targets = await page.locator('#board .target').evaluateAll((els) => els.map((e) => e.dataset.square).sort());
+  assert.deepEqual(targets, ['e3', 'e4']);
+  await square('e4').click();
+  await page.waitForSelector('#board [data-square="e4"] .piece.white', WAIT);
+  assert.equal(await square('e2').locator('.piece').count(), 0);
+  assert.ok(await square('e2').evaluate((e) => e.classList.contains('last')));
+  assert.ok(await square('e4').evaluate((e) => e.classList.contains('last')));
+  assert.match(await logText(), /white pawn e2-e4/);
+  // 1... f5 2. Qh5+: check shown on the black king's square.
+  await click('f7', 'f5');
+  await click('d1', 'h5');
+  assert.match(await page.locator('#status').innerText(), /Black to move — check!/);
+  assert.ok(await square('e8').evaluate((e) => e.classList.contains('check')));
+  assert.equal(await page.locator('#moves').innerText(), '1. e4 f5 2. Qh5+');
+  // Undo takes the check back.
+  await page.click('#undo');
+  await page.waitForSelector('#board [data-square="d1"] .piece.white', WAIT);
+  assert.equal(await page.locator('#board .check').count(), 0);
+  assert.equal(await page.locator('#moves').innerText(), '1. e4 f5');
+});
+
+test('a promotion asks which piece', async () => {
+  await open(`?variant=standard&fen=${encodeURIComponent('8/4P3/8/8/8/8/k7/4K3 w - - 0 1')}`);
+  assert.equal(await page.locator('#chooser').isVisible(), false, 'no chooser before a choice');
+  await square('e7').click();
+  await page.waitForSelector('#board [data-square="e8"].target', WAIT);
+  await square('e8').click();
+  await page.waitForSelector('#chooser:not([hidden]) .choice', WAIT);
+  const labels = await page.locator('#chooser .choice').allInnerTexts();
+  assert.deepEqual(labels, ['queen', 'rook', 'bishop', 'knight']);
+  await page.click('#chooser .choice[data-move="e7-e8=N"]');
+  await page.waitForSelector('#board [data-square="e8"] .piece[data-kind="knight"]', WAIT);
+  assert.equal(await page.locator('#chooser').isVisible(), false, 'the chooser closes');
+});
+
+test('a Decachess board is 10 by 10', async () => {
+  await open('?variant=decachess');
+  assert.equal(await page.locator('#board .square').count(), 100);
+  assert.equal(await page.locator('#board').getAttribute('data-files'), '10');
+  assert.equal(await page.locator('#board .square').first().getAttribute('data-square'), 'a10');
+});
+
+test('a Chessception attack changes hit points and the log explains it', async () => {
+  await open('?variant=chessception');
+  assert.equal(await square('g8').locator('.hp').innerText(), '4/4');
+  for (const [f, t] of [['e2', 'e4'], ['g8', 'f6'], ['e4', 'e5'], ['f6', 'd5'], ['c2', 'c4'], ['d7', 'd6']]) {
+    await click(f, t);
+  }
+  // The c4 pawn deals 2 to the 4-HP knight, which survives: the pawn stays on c4.
+  await click('c4', 'd5');
+  assert.equal(await square('d5').locator('.hp').innerText(), '2/4');
+  assert.equal(await square('d5').locator('.damage').innerText(), '−2');
+  assert.equal(await square('d5').locator('.hpfill').evaluate((e) => e.style.width), '50%');
+  assert.equal(await square('c4').locator('.piece.white').count(), 1);
+  const log = await logText();
+  assert.match(log, /black knight on d5 takes 2 \(primary\): 2 HP left/);
+  assert.match(log, /white attacker stays on c4/);
+  assert.match(await square('d5').locator('.piece').getAttribute('title'), /black knight on d5: 2\/4 HP/);
+});
+
+// Waits until the d8 queen's hit points read `text`.
+const queenHp = (text) =>
+  page.waitForFunction((t) => document.querySelector('#board [data-square="d8"] .hp')?.textContent === t, text, WAIT);
+
+test('a saved change reloads the page, a broken save shows its error', async () => {
+  const file = join(dir, 'variant.toml');
+  const good = readFileSync(file, 'utf8');
+  const queen = '[pieces.queen]\nletter = "Q"\nvalue = 900\nhp = 4\n';
+  assert.ok(good.includes(queen));
+  try {
+    await open('?variant=chessception');
+    await click('e2', 'e4');
+    assert.equal(await square('d8').locator('.hp').innerText(), '4/4');
+    writeFileSync(file, good.replace(queen, queen.replace('hp = 4', 'hp = 12')));
+    await queenHp('12/12');
+    assert.match(await page.locator('#reload-note').innerText(), /rules of chessception were reloaded/);
+    // The move survives the reload.
+    assert.equal(await square('e4').locator('.piece.white').count(), 1);
+
+    const broken = good.replace(queen, queen.replace('hp = 4', 'hp = "twelve"'));
+    const line = broken.split('\n').indexOf('hp = "twelve"') + 1;
+    writeFileSync(file, broken);
+    await page.waitForSelector('#problems:not([hidden]) li', WAIT);
+    const problem = await page.locator('#problem-list li').first().innerText();
+    assert.match(problem, new RegExp(`variant\\.toml:${line}:\\d+: .*invalid type`));
+    assert.match(await page.locator('#reload-note').innerText(), /last good rules keep running/);
+    assert.equal(await square('d8').locator('.hp').innerText(), '12/12', 'the last good rules run on');
+    // And the game still plays.
+    await click('e7', 'e5');
+  } finally {
+    writeFileSync(file, good);
+  }
+  await queenHp('4/4');
+  await page.waitForSelector('#problems[hidden]', { state: 'attached', ...WAIT });
+});

@@ -1,0 +1,373 @@
+//! The HTTP side (axum on tokio): the page's files, compiled into the binary, and the
+//! JSON API over the runtime. Every failure is a JSON body `{"error", "status"}` with a
+//! 4xx for anything the client did (bad JSON, a body over [`MAX_BODY`], an unknown
+//! variant or game, an illegal move, an unknown route), never a crash. Nothing a request
+//! carries is used as a path: variants are looked up among the names served, assets
+//! among the files compiled in. Games and rules sit behind mutexes and are used off the
+//! async threads; a background task polls the variants' files every [`POLL`].
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use varia::Game;
+
+use crate::assets;
+use crate::catalog::Catalog;
+use crate::error::Error;
+use crate::games::Store;
+use crate::view;
+
+/// The largest request body accepted, in bytes (a FEN or a move is far smaller).
+pub const MAX_BODY: usize = 16 * 1024;
+
+/// How often the variants' files are checked for changes.
+pub const POLL: Duration = Duration::from_millis(250);
+
+/// The most plies one undo request takes back.
+pub const MAX_UNDO: usize = 1000;
+
+/// What the handlers share.
+pub struct App {
+    catalog: Mutex<Catalog>,
+    games: Mutex<Store>,
+    /// Listening on a loopback address: answer only requests addressed to this machine.
+    loopback: bool,
+}
+
+impl App {
+    /// `loopback`: the server listens on a loopback address only.
+    pub fn new(catalog: Catalog, loopback: bool) -> Arc<App> {
+        Arc::new(App { catalog: Mutex::new(catalog), games: Mutex::new(Store::default()), loopback })
+    }
+
+    fn catalog(&self) -> MutexGuard<'_, Catalog> {
+        self.catalog.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn games(&self) -> MutexGuard<'_, Store> {
+        self.games.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reloads the variants whose files changed (what the background task runs).
+    pub fn poll(&self) -> bool {
+        self.catalog().poll()
+    }
+
+    /// Runs `f` on game `id`, on the variant's current rules, with their version.
+    fn with_game<T>(
+        &self,
+        id: &str,
+        f: impl FnOnce(&mut Game, u64, Option<&str>) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let name = self.games().variant_of(id)?;
+        let (current, version) = self.catalog().get(&name)?;
+        let mut games = self.games();
+        let slot = games.get(id, |_| Some(current))?;
+        let note = slot.note.clone();
+        f(&mut slot.game, version, note.as_deref())
+    }
+}
+
+type Shared = Arc<App>;
+
+/// A JSON error reply.
+struct Fail(StatusCode, Value);
+
+impl IntoResponse for Fail {
+    fn into_response(self) -> Response {
+        (self.0, axum::Json(self.1)).into_response()
+    }
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Fail {
+        let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
+        if status.is_server_error() {
+            eprintln!("varia serve: {status}: {e}");
+        }
+        Fail(status, json!({ "error": e.to_string(), "status": status.as_u16() }))
+    }
+}
+
+fn fail(status: StatusCode, message: impl Into<String>) -> Fail {
+    Fail(status, json!({ "error": message.into(), "status": status.as_u16() }))
+}
+
+fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, Fail> {
+    body.map_err(|r| {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Fail::from(Error::TooLarge { limit: MAX_BODY })
+        } else {
+            fail(r.status(), r.body_text())
+        }
+    })
+}
+
+fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+    serde_json::from_slice(bytes).map_err(|e| Error::BadJson { message: e.to_string() })
+}
+
+/// Runs `f` off the async threads (a rules hook may take its time).
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, Error> + Send + 'static) -> Result<T, Fail> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, format!("internal error: {e}")))?
+        .map_err(Fail::from)
+}
+
+fn game_id(id: Result<Path<String>, PathRejection>) -> Result<String, Fail> {
+    id.map(|Path(id)| id).map_err(|_| fail(StatusCode::BAD_REQUEST, "bad game id"))
+}
+
+/// Text a client sent, cut short for an error message.
+fn clip(s: &str) -> String {
+    let mut t: String = s.chars().take(64).collect();
+    if t.len() < s.len() {
+        t.push('…');
+    }
+    t
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewGame {
+    variant: String,
+    #[serde(default)]
+    fen: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveBody {
+    #[serde(rename = "move")]
+    text: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct UndoBody {
+    #[serde(default)]
+    plies: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TargetsQuery {
+    from: String,
+}
+
+async fn variants(State(app): State<Shared>) -> Response {
+    axum::Json(app.catalog().list_json()).into_response()
+}
+
+async fn status(State(app): State<Shared>) -> Response {
+    axum::Json(app.catalog().status_json()).into_response()
+}
+
+async fn new_game(State(app): State<Shared>, body: Result<Bytes, BytesRejection>) -> Result<Response, Fail> {
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let req: NewGame = parse(&bytes)?;
+        let name = clip(&req.variant);
+        let (variant, version) = {
+            let cat = app.catalog();
+            let v = cat.playable(&req.variant).map_err(|e| match e {
+                Error::UnknownVariant { known, .. } => Error::UnknownVariant { name: name.clone(), known },
+                other => other,
+            })?;
+            (v, cat.get(&req.variant)?.1)
+        };
+        let game = match &req.fen {
+            Some(f) => Game::from_fen(variant, f).map_err(|e| Error::BadFen { message: e.to_string() })?,
+            None => Game::new(variant),
+        };
+        let mut games = app.games();
+        let id = games.insert(&req.variant, game)?;
+        let slot = games.get(&id, |_| None)?;
+        let state = view::state_json(&id, &slot.game, version, None)?;
+        Ok(json!({ "id": id, "state": state }))
+    })
+    .await?;
+    Ok((StatusCode::CREATED, axum::Json(out)).into_response())
+}
+
+async fn game_state(State(app): State<Shared>, id: Result<Path<String>, PathRejection>) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let out = blocking(move || app.with_game(&id, |g, version, note| view::state_json(&id, g, version, note))).await?;
+    Ok(axum::Json(out).into_response())
+}
+
+async fn targets(
+    State(app): State<Shared>,
+    id: Result<Path<String>, PathRejection>,
+    q: Result<Query<TargetsQuery>, QueryRejection>,
+) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let Query(q) = q.map_err(|_| fail(StatusCode::BAD_REQUEST, "give the square as `?from=e2`"))?;
+    let out = blocking(move || app.with_game(&id, |g, _, _| view::targets_json(g, &q.from))).await?;
+    Ok(axum::Json(out).into_response())
+}
+
+async fn play(
+    State(app): State<Shared>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let req: MoveBody = parse(&bytes)?;
+        app.with_game(&id, |g, version, note| {
+            let events = g.play(&req.text).map_err(|e| Error::Refused { text: clip(&req.text), why: e.to_string() })?;
+            let events = view::events_json(g.variant(), &events);
+            Ok(json!({ "events": events, "state": view::state_json(&id, g, version, note)? }))
+        })
+    })
+    .await?;
+    Ok(axum::Json(out).into_response())
+}
+
+async fn undo(
+    State(app): State<Shared>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let req: UndoBody =
+            if bytes.iter().all(u8::is_ascii_whitespace) { UndoBody::default() } else { parse(&bytes)? };
+        let plies = req.plies.unwrap_or(1);
+        if plies == 0 || plies > MAX_UNDO {
+            return Err(Error::BadRequest { message: format!("`plies` is 1 to {MAX_UNDO} (given {plies})") });
+        }
+        app.with_game(&id, |g, version, note| {
+            let undone = g.undo(plies);
+            Ok(json!({ "undone": undone, "state": view::state_json(&id, g, version, note)? }))
+        })
+    })
+    .await?;
+    Ok(axum::Json(out).into_response())
+}
+
+async fn asset(uri: axum::http::Uri) -> Result<Response, Fail> {
+    let Some(a) = assets::find(uri.path()) else {
+        return Err(fail(StatusCode::NOT_FOUND, format!("no such page: {}", clip(uri.path()))));
+    };
+    Ok(([(header::CONTENT_TYPE, a.content_type)], a.body).into_response())
+}
+
+async fn api_not_found() -> Fail {
+    fail(
+        StatusCode::NOT_FOUND,
+        "no such route; routes: GET /api/variants, GET /api/status, POST /api/games, GET /api/games/ID, GET /api/games/ID/targets?from=SQ, POST /api/games/ID/moves, POST /api/games/ID/undo",
+    )
+}
+
+async fn not_allowed() -> Fail {
+    fail(StatusCode::METHOD_NOT_ALLOWED, "this route does not take that method")
+}
+
+/// Headers on every reply: nothing cached (a reload must show new rules at once), no
+/// content sniffing, and the page may load only its own files.
+async fn headers(req: Request, next: Next) -> Response {
+    let mut r = next.run(req).await;
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'"),
+    );
+    r
+}
+
+/// Whether a `Host` header names this machine (`localhost`, `127.x.y.z`, `[::1]`, any port).
+fn local_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// On a loopback server, refuses requests for another host name: a web page elsewhere
+/// that rebinds its own name to 127.0.0.1 must not drive the API.
+async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response {
+    if app.loopback {
+        let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+        if !local_host(host) {
+            return fail(
+                StatusCode::FORBIDDEN,
+                format!("this server answers requests for localhost only (Host: `{}`)", clip(host)),
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+/// The page's files and the API.
+pub fn router(app: Shared) -> Router {
+    let api = Router::new()
+        .route("/variants", get(variants))
+        .route("/status", get(status))
+        .route("/games", post(new_game))
+        .route("/games/{id}", get(game_state))
+        .route("/games/{id}/targets", get(targets))
+        .route("/games/{id}/moves", post(play))
+        .route("/games/{id}/undo", post(undo))
+        .fallback(api_not_found)
+        .method_not_allowed_fallback(not_allowed);
+    Router::new()
+        .nest("/api", api)
+        .fallback(get(asset))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .layer(middleware::from_fn(headers))
+        .with_state(app)
+}
+
+/// Serves `catalog` on `addr` until the process ends; `bound` hears the address actually
+/// bound (port 0 picks a free one).
+pub fn serve(catalog: Catalog, addr: SocketAddr, bound: impl FnOnce(SocketAddr)) -> Result<(), Error> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Io { what: "the server's runtime".into(), source: e })?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| Error::Io { what: format!("binding {addr}"), source: e })?;
+        let local = listener.local_addr().map_err(|e| Error::Io { what: "the bound address".into(), source: e })?;
+        let app = App::new(catalog, local.ip().is_loopback());
+        let watcher = app.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(POLL);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                let w = watcher.clone();
+                // Reloading reads files and compiles rules: off the async threads.
+                if tokio::task::spawn_blocking(move || w.poll()).await.is_err() {
+                    eprintln!("varia serve: the reload task failed; live reload stops");
+                    return;
+                }
+            }
+        });
+        bound(local);
+        axum::serve(listener, router(app)).await.map_err(|e| Error::Io { what: "serving".into(), source: e })
+    })
+}
