@@ -467,3 +467,145 @@ fn restarts_find_the_route_a_long_first_run_misses() {
     // The same board and limit give the same route.
     assert_eq!(solo::decide(&g, nodes(200_000)).route, s.route);
 }
+
+/// The squares of `route` by name.
+fn names(f: &Forge, route: &[Square]) -> Vec<String> {
+    route.iter().map(|&s| f.variant.square_name(s)).collect()
+}
+
+#[test]
+fn sinks_of_top_layers_refute_at_the_root() {
+    // Number 1s everywhere, but the top layers of a6 and f1 are bishops: a6's reaches
+    // only f1 (its other diagonals leave the board at once) and f1's only a6. Whichever
+    // of the two clears last has no target left after its last strike, so the route
+    // must end on it. One such pair: forged, ending on a6 or f1.
+    let f = forge();
+    let pair = [("a6", "11B"), ("f1", "11B")];
+    let g = game(&f, "artisan", board(&f, "111", &pair));
+    assert!(!solo::sinks_refute(&g));
+    let s = solo::decide(&g, nodes(1_000_000));
+    assert_eq!(s.verdict, Verdict::Forged);
+    check(&g, &s);
+    let end = names(&f, &s.route).pop().unwrap();
+    assert!(end == "a6" || end == "f1", "the route ends on {end}");
+    // With c3's top a Number 4 (reaching nothing: a dead end, a second sink) the route
+    // would have to end in both places: impossible, refuted before any strike. The
+    // counting arguments pass this board (a6 and f1 each have the other as a
+    // successor, and the one dead end can be the final cell): the order is what fails.
+    let g = game(&f, "artisan", board(&f, "111", &[pair[0], pair[1], ("c3", "114")]));
+    assert!(solo::sinks_refute(&g));
+    let s = solo::decide(&g, nodes(1_000));
+    assert_eq!(s.verdict, Verdict::Impossible);
+    assert!(s.decision_nodes <= 1, "refuted at the root: {} nodes", s.decision_nodes);
+}
+
+#[test]
+fn masters_wildcard_rescues_one_sink_of_two_not_two_of_three() {
+    // Master: c3 and c4 end in a Number 4 (two dead ends). Completing layer 2 leaves a
+    // wildcard on the top layer of the square struck, which reaches anything: if that
+    // is c3 (or c4) its 4 is replaced, and the route ends on the other. So the board
+    // is forged, the route ends on c3 or c4, and the other one is the last square to
+    // take its second strike.
+    let f = forge();
+    let dead = [("c3", "114"), ("c4", "114")];
+    let g = game(&f, "master", board(&f, "111", &dead));
+    assert!(!solo::sinks_refute(&g));
+    let s = solo::decide(&g, nodes(2_000_000));
+    assert_eq!(s.verdict, Verdict::Forged, "{} nodes", s.decision_nodes);
+    check(&g, &s);
+    let route = names(&f, &s.route);
+    let end = route.last().unwrap().clone();
+    let other = if end == "c3" { "c4" } else { "c3" };
+    assert!(end == "c3" || end == "c4", "the route ends on {end}");
+    let mut count = HashMap::new();
+    let mut last_second = None;
+    for (i, sq) in route.iter().enumerate() {
+        let c = count.entry(sq.clone()).or_insert(0);
+        *c += 1;
+        if *c == 2 {
+            last_second = Some((i, sq.clone()));
+        }
+    }
+    assert_eq!(last_second.unwrap().1, other, "the wildcard goes to {other}");
+    // Two corner bishops whose top layers reach only each other make a third sink: one
+    // wildcard rescues one of three, the final strike ends another, and the third
+    // strands. Impossible, before any strike.
+    let g = game(&f, "master", board(&f, "111", &[dead[0], dead[1], ("a6", "11B"), ("f1", "11B")]));
+    assert!(solo::sinks_refute(&g));
+    let s = solo::decide(&g, nodes(1_000));
+    assert_eq!(s.verdict, Verdict::Impossible);
+    assert!(s.decision_nodes <= 1, "refuted at the root: {} nodes", s.decision_nodes);
+}
+
+#[test]
+fn the_boards_a_plain_search_could_not_decide_are_refuted_by_their_sinks() {
+    // Raw boards that stayed undecided after 15 million positions before the sink
+    // condition. Each is refuted before any strike:
+    // - Artisan seed 52: c4 (N 2 4) ends in a Number 4, which reaches nothing: a sink.
+    //   No other top layer reaches c4 (its neighbours' tops are N N B 3 2 2 B 3, the 2s
+    //   and 3s pointing elsewhere, and no top 2, 3 or knight two, three or a knight's
+    //   leap away aims at it), so the other 35 squares hold a sink of their own. Two
+    //   sinks and no wildcard.
+    // - Master seed 11: c3 and c4 (B Q 4 both) end in Number 4s; f1 (W 3 B) and a6
+    //   (R R B) end in bishops that reach only each other. Three sinks, one wildcard.
+    // - Master seed 49: d3 (1 R 4) and c4 (W 2 4) end in Number 4s; the corners' top
+    //   layers a1 R, a6 R, f1 Q, f6 Q reach only corners. Three sinks again.
+    let f = forge();
+    for (level, seed) in [("artisan", 52), ("master", 11), ("master", 49)] {
+        let g = solo::deal(&f, f.level(level).unwrap(), seed, true).unwrap();
+        assert!(solo::sinks_refute(&g), "{level} {seed}");
+        let s = solo::decide(&g, nodes(1_000));
+        assert_eq!(s.verdict, Verdict::Impossible, "{level} {seed}");
+        assert!(s.decision_nodes <= 1, "{level} {seed}: refuted at the root, not after {}", s.decision_nodes);
+    }
+    // The stacks those comments read (a1, b1, … f6).
+    let stacks = |level: &str, seed| {
+        let g = solo::deal(&f, f.level(level).unwrap(), seed, true).unwrap();
+        f.variant
+            .geometry
+            .squares()
+            .map(|s| g.board().stack(s).iter().map(|&k| f.variant.kind(k).letter).collect::<String>())
+            .collect::<Vec<_>>()
+    };
+    let at = |v: &[String], sq: &str| v[f.square(sq).unwrap().index()].clone();
+    let a52 = stacks("artisan", 52);
+    assert_eq!(at(&a52, "c4"), "N24");
+    let m11 = stacks("master", 11);
+    assert_eq!([at(&m11, "c3"), at(&m11, "c4"), at(&m11, "f1"), at(&m11, "a6")], ["BQ4", "BQ4", "W3B", "RRB"]);
+    let m49 = stacks("master", 49);
+    let corners = ["d3", "c4", "a1", "a6", "f1", "f6"].map(|s| at(&m49, s));
+    assert_eq!(corners, ["1R4", "W24", "3BR", "43R", "4BQ", "13Q"]);
+}
+
+#[test]
+fn the_sink_condition_refutes_only_positions_a_plain_search_cannot_forge() {
+    // Positions part way along random routes on small boards (every level, so the
+    // wildcard rescue is exercised): wherever the condition refutes, the plain search
+    // finds no forging route either.
+    let mut fired = 0;
+    let mut checked = 0;
+    for (files, ranks, strikes, seeds) in [(3, 3, 3, 40), (2, 4, 3, 40), (4, 2, 2, 60), (3, 3, 2, 60)] {
+        let f = small(files, ranks, strikes);
+        for level in ["apprentice", "journeyman", "artisan", "master"] {
+            let l = f.level(level).unwrap();
+            for seed in 1..=seeds {
+                let mut g = SoloGame::dealt(f.clone(), l, seed);
+                let mut rng = varia::rng::Rng::new(seed ^ 0x5eed);
+                loop {
+                    if g.status() != Status::Playing {
+                        break;
+                    }
+                    checked += 1;
+                    if solo::sinks_refute(&g) {
+                        fired += 1;
+                        let plain = plain_forgeable(&mut g.clone(), &mut HashSet::new());
+                        assert!(!plain, "{files}x{ranks}x{strikes} {level} seed {seed} after {} strikes", g.ply());
+                    }
+                    let t = g.targets();
+                    g.strike(t[rng.below(t.len() as u64) as usize]).unwrap();
+                }
+            }
+        }
+    }
+    assert!(fired >= 50, "the condition fired {fired} times in {checked} positions");
+}

@@ -1,7 +1,7 @@
 //! The decision search: is there a forging route from a position? Depth first, with
-//! the necessary conditions of `prune` checked on every child before it is entered,
-//! and a table of refuted positions, so a position is refuted once whatever the route
-//! to it.
+//! the necessary conditions of `end`, `walk` and `prune` checked on every child before
+//! it is entered (dealing leaves out `end`, see `Checks`), and a table of refuted
+//! positions, so a position is refuted once whatever the route to it.
 //!
 //! Children are tried the square with the fewest ways in to spare first (the cells
 //! still to strike that can reach it, less the strikes it still needs): in the spirit
@@ -23,6 +23,7 @@
 
 use super::Budget;
 use super::board::{Keys, Problem, State};
+use super::end::Ends;
 use super::prune::{Matching, Scratch, ways_in};
 use super::walk::Walk;
 use crate::bits::Bits;
@@ -112,10 +113,23 @@ pub(super) struct Decider<'a, B: Bits> {
     order: Vec<Vec<(i32, u32, u8)>>,
     ways: Vec<u16>,
     walk: Walk<B>,
+    ends: Ends<B>,
     /// This run's allowance of nodes, and its tie-breaking generator.
     run_left: u64,
     restarts: Restarts,
+    checks: Checks,
     ties: Option<Rng>,
+}
+
+/// Which necessary conditions a node must pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Checks {
+    /// The walk and the matching: what boards have always been dealt with (a sound
+    /// condition added later changes how many nodes a board takes, so which draw a
+    /// seed deals).
+    Dealing,
+    /// Those and the sinks of the top layers (`end.rs`).
+    All,
 }
 
 /// The first run's allowance, the unit of the others.
@@ -151,6 +165,7 @@ impl<'a, B: Bits> Decider<'a, B> {
         s: State<B>,
         budget: &'a mut Budget,
         restarts: Restarts,
+        checks: Checks,
     ) -> Decider<'a, B> {
         Decider {
             p,
@@ -163,8 +178,10 @@ impl<'a, B: Bits> Decider<'a, B> {
             order: Vec::new(),
             ways: Vec::new(),
             walk: Walk::new(),
+            ends: Ends::new(),
             run_left: u64::MAX,
             restarts,
+            checks,
             ties: None,
             s,
         }
@@ -200,10 +217,16 @@ impl<'a, B: Bits> Decider<'a, B> {
     /// built from scratch, is left at depth 0).
     fn root_feasible(&mut self) -> bool {
         let mut m = Matching::new(self.p, &self.s);
-        let ok = self.s.left == 0 || (self.walk.ok(self.p, &self.s) && m.repair(self.p, &self.s, &mut self.scratch));
+        let ok = self.s.left == 0
+            || (self.ends_ok() && self.walk.ok(self.p, &self.s) && m.repair(self.p, &self.s, &mut self.scratch));
         self.matchings.clear();
         self.matchings.push(m);
         ok
+    }
+
+    /// Whether the position passes the sink condition (when that check is on).
+    fn ends_ok(&mut self) -> bool {
+        self.checks == Checks::Dealing || self.ends.ok(self.p, &self.s)
     }
 
     /// Counts a node; whether the search must stop (the budget, or this run's
@@ -281,7 +304,7 @@ impl<'a, B: Bits> Decider<'a, B> {
         let u = self.s.strike(p, self.keys, t);
         let ok = self.s.left == 0 || {
             let key = self.keys.key(p, &self.s);
-            self.s.targets(p).any() && !self.refuted.contains(key) && self.walk.ok(p, &self.s) && {
+            self.s.targets(p).any() && !self.refuted.contains(key) && self.ends_ok() && self.walk.ok(p, &self.s) && {
                 let (lo, hi) = self.matchings.split_at_mut(depth + 1);
                 let m = &mut hi[0];
                 m.copy_from(&lo[depth]);

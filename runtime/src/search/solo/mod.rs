@@ -5,14 +5,16 @@
 //! deadline for interactive use; dealing uses nodes only, so every machine deals the
 //! same board), in two parts:
 //! 1. **the decision** (`decide.rs`): a depth-first search for a forging route that
-//!    checks necessary conditions at every node (`prune.rs`: reachability, and a
-//!    matching of every strike still to come to a predecessor, which covers the
-//!    counting and parity arguments), tries the children with the fewest onward targets
-//!    first, restarts with other tie-breaks (Luby's sequence of allowances), and
-//!    remembers refuted positions, keyed by where the next strike may land rather than
-//!    by the strike that led there. The verdict is *forged* with a route,
-//!    *impossible* only when the whole tree was refuted, or *undecided* when the limits
-//!    stopped it first;
+//!    checks necessary conditions at every node (`walk.rs`: reachability and order;
+//!    `prune.rs`: a matching of every strike still to come to a predecessor, which
+//!    covers the counting and parity arguments; `end.rs`: the sinks among the squares'
+//!    top layers, each of which must hold the final strike or be rescued by the layer
+//!    rule's piece), tries first the square with the fewest ways in to spare (cells
+//!    still to strike that reach it, less the strikes it still needs), restarts with
+//!    other tie-breaks (Luby's sequence of allowances), and remembers refuted
+//!    positions, keyed by where the next strike may land rather than by the strike that
+//!    led there. The verdict is *forged* with a route, *impossible* only when the whole
+//!    tree was refuted, or *undecided* when the limits stopped it first;
 //! 2. **the best score** (`best.rs`): branch and bound over every route (cooled ones
 //!    too), time score excluded, with the rest of the budget; an upper bound on what the
 //!    strikes still to come can pay cuts the tree, and on small boards the search
@@ -27,6 +29,7 @@
 mod best;
 mod board;
 mod decide;
+mod end;
 mod prune;
 mod walk;
 
@@ -149,10 +152,13 @@ pub fn decide(game: &SoloGame, limits: Limits) -> Solution {
 struct Strategy {
     restarts: decide::Restarts,
     by_targets: bool,
+    /// The conditions added after boards were first dealt (`end.rs`).
+    checks: decide::Checks,
 }
 
-const SEARCH: Strategy = Strategy { restarts: decide::Restarts::Luby, by_targets: true };
-const DEALING: Strategy = Strategy { restarts: decide::Restarts::Doubling, by_targets: false };
+const SEARCH: Strategy = Strategy { restarts: decide::Restarts::Luby, by_targets: true, checks: decide::Checks::All };
+const DEALING: Strategy =
+    Strategy { restarts: decide::Restarts::Doubling, by_targets: false, checks: decide::Checks::Dealing };
 
 /// What follows the decision.
 #[derive(Clone, Copy)]
@@ -202,7 +208,7 @@ fn run<B: Bits>(game: &SoloGame, limits: Limits, then: Then, how: Strategy) -> S
     let state = board::State::new(&p, &keys, game);
     let mut budget = Budget::new(limits, start);
     let found = {
-        let mut d = decide::Decider::new(&p, &keys, state.clone(), &mut budget, how.restarts);
+        let mut d = decide::Decider::new(&p, &keys, state.clone(), &mut budget, how.restarts, how.checks);
         let found = d.run();
         if found == decide::Found::Forged {
             out.route = d.route.iter().map(|&s| Square(s)).collect();
@@ -265,6 +271,22 @@ pub fn position_key(game: &SoloGame) -> u128 {
         0..=64 => key::<u64>(game),
         65..=128 => key::<u128>(game),
         _ => key::<Wide>(game),
+    }
+}
+
+/// Whether the condition on sinks of last cells (`end.rs`) refutes the position of
+/// `game` (which must be playing). For tests that check it against a plain search.
+#[doc(hidden)]
+pub fn sinks_refute(game: &SoloGame) -> bool {
+    fn refutes<B: Bits>(game: &SoloGame) -> bool {
+        let p = board::Problem::<B>::new(game);
+        let keys = board::Keys::new(p.n, p.layers, SEARCH.by_targets);
+        !end::Ends::new().ok(&p, &board::State::new(&p, &keys, game))
+    }
+    match game.board().squares() {
+        0..=64 => refutes::<u64>(game),
+        65..=128 => refutes::<u128>(game),
+        _ => refutes::<Wide>(game),
     }
 }
 
