@@ -8,10 +8,10 @@ use crate::action::{Action, ActionKind};
 use crate::bits::Bits;
 use crate::event::{Event, Sink};
 use crate::geometry::Square;
+use crate::mechanics::reserve::{Banked, Reserve};
 use crate::movegen::tables::Tables;
 use crate::notation::consistency::MAX_FROZEN;
 use crate::notation::fen::Setup;
-use crate::mechanics::reserve::{Banked, Reserve};
 use crate::piece::{KindId, MAX_KINDS, Piece, Side};
 
 #[derive(Clone, Debug, PartialEq, Eq)]

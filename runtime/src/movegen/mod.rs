@@ -415,7 +415,13 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
 /// its zone. A drop uncovers nothing, so with the fast guard it is legal unless it leaves
 /// a check unanswered: out of check anywhere, in a single check only between the checker
 /// and the royal piece.
-fn drops<B: Bits>(pos: &Position<B>, t: &Tables<B>, h: &tables::HandTables<B>, guard: &Guard<B>, out: &mut Vec<Action>) {
+fn drops<B: Bits>(
+    pos: &Position<B>,
+    t: &Tables<B>,
+    h: &tables::HandTables<B>,
+    guard: &Guard<B>,
+    out: &mut Vec<Action>,
+) {
     let s = pos.stm.index();
     let hand = &pos.hands[s];
     if hand.is_empty() {

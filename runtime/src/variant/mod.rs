@@ -7,13 +7,13 @@
 mod builtin;
 mod compile;
 mod diagnostics;
+mod hand;
 mod load;
 mod reload;
 mod schema;
 mod solo;
 mod source;
 pub(crate) mod structure;
-mod hand;
 mod world_rules;
 mod world_schema;
 
