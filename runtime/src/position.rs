@@ -117,7 +117,7 @@ impl<B: Bits> Position<B> {
             queue: [Queue::default(); 2],
             graveyard: [[0; MAX_KINDS]; 2],
             combat: None,
-            hands: [Reserve::default(); 2],
+            hands: [Reserve::default(), Reserve::default()],
             promoted: B::EMPTY,
         };
         for &(sq, piece) in &s.pieces {
@@ -206,7 +206,7 @@ impl<B: Bits> Position<B> {
 
     /// Marks (or unmarks) the piece on `sq` as one that arrived by promotion.
     pub(crate) fn mark_promoted(&mut self, t: &Tables<B>, sq: usize) {
-        self.promoted = self.promoted ^ B::bit(sq);
+        self.promoted = if self.promoted.has(sq) { self.promoted.without(sq) } else { self.promoted.with(sq) };
         self.hash ^= t.zobrist.promoted[sq];
     }
 
@@ -257,8 +257,7 @@ impl<B: Bits> Position<B> {
             }
             if h.rule.captured_to_taker {
                 let us = self.stm;
-                let before = self.hands[us.index()];
-                let mut after = before;
+                let mut after = self.hands[us.index()].clone();
                 if after.bank(&h.rule, KindId(kind as u8)) == Banked::Stored {
                     self.set_hand(t, us, kind, after.count(KindId(kind as u8)));
                     if S::ON {

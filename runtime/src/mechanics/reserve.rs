@@ -44,7 +44,7 @@ impl Count for u8 {
 }
 
 /// One player's reserve: a count per kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Reserve<C: Count = u32> {
     counts: [C; MAX_KINDS],
 }
@@ -115,13 +115,13 @@ mod tests {
 
     fn rule(cap: u32) -> ReserveRule {
         // Holds kinds 1 and 2; kind 0 (a royal piece) goes nowhere.
-        ReserveRule { cap, holds: 0b110, drop: DropZone::Anywhere, captured_to_taker: true }
+        ReserveRule { cap, holds: 0b110, drop: DropZone::Anywhere, captured_to_taker: true, drop_zones: Vec::new() }
     }
 
     #[test]
     fn the_cap_destroys_what_does_not_fit() {
         let r = rule(3);
-        let mut v = Reserve::default();
+        let mut v: Reserve = Reserve::default();
         assert_eq!(v.bank(&r, KindId(1)), Banked::Stored);
         assert_eq!(v.bank(&r, KindId(2)), Banked::Stored);
         assert_eq!(v.bank(&r, KindId(2)), Banked::Stored);
@@ -135,7 +135,7 @@ mod tests {
     #[test]
     fn kinds_it_does_not_hold_go_nowhere_and_empty_kinds_cannot_be_taken() {
         let r = rule(0);
-        let mut v = Reserve::default();
+        let mut v: Reserve = Reserve::default();
         assert_eq!(v.bank(&r, KindId(0)), Banked::NotHeld);
         assert_eq!(v.total(), 0);
         assert!(!v.take(KindId(1)));

@@ -353,7 +353,9 @@ fn parse_hand(v: &Variant, text: &str) -> Result<[[u8; crate::piece::MAX_KINDS];
 }
 
 /// The board's pieces, and the squares of those marked promoted (`Q~`).
-fn parse_board(v: &Variant, field: &str) -> Result<(Vec<(Square, Piece)>, Vec<Square>), FenError> {
+type Board = (Vec<(Square, Piece)>, Vec<Square>);
+
+fn parse_board(v: &Variant, field: &str) -> Result<Board, FenError> {
     let g = v.geometry;
     let mut promoted = Vec::new();
     let rows: Vec<&str> = field.split('/').collect();

@@ -48,6 +48,8 @@ impl Written {
 
 /// `X@square` (any case, the letter of a kind): a drop, or None if `text` is not one.
 pub(crate) fn parse_drop(v: &Variant, text: &str) -> Option<Result<Written, NotationError>> {
+    // Without hands the text is read as before, and SAN says it is a drop of no variant's.
+    v.hand()?;
     let (letter, square) = text.split_once('@')?;
     let mut cs = letter.chars();
     let c = cs.next().filter(|c| c.is_ascii_alphabetic() && cs.next().is_none())?;
