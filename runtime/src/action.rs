@@ -16,16 +16,21 @@ pub enum ActionKind {
     Castle(u8),
     /// A ranged capture: the target is removed, the shooter stays.
     Shot,
+    /// A piece from the mover's hand onto the empty `to` (`from` is `to`, `promotion` the
+    /// kind dropped).
+    Drop,
 }
 
 /// One action of a two-sided board game. Width-independent: the same value works on
 /// every board size. Written in text as `from-to`, with `=X` for a promotion and
-/// `@square` for a landing choice.
+/// `@square` for a landing choice; a drop as `X@square`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Action {
     pub from: Square,
     pub to: Square,
     pub kind: ActionKind,
+    /// The kind that appears on `to` without having moved there: a promotion's new kind,
+    /// or a drop's piece.
     pub promotion: Option<KindId>,
     /// Where the attacker lands, when an attack kills on several squares (combat).
     pub landing: Option<Square>,
@@ -35,6 +40,15 @@ impl Action {
     #[inline(always)]
     pub fn new(from: Square, to: Square, kind: ActionKind) -> Action {
         Action { from, to, kind, promotion: None, landing: None }
+    }
+    /// A piece of `kind` dropped from the hand onto `to`.
+    #[inline(always)]
+    pub fn drop(kind: KindId, to: Square) -> Action {
+        Action { from: to, to, kind: ActionKind::Drop, promotion: Some(kind), landing: None }
+    }
+    #[inline(always)]
+    pub fn is_drop(&self) -> bool {
+        self.kind == ActionKind::Drop
     }
     #[inline(always)]
     pub fn promoting(self, kind: KindId) -> Action {

@@ -39,6 +39,10 @@ pub enum Event {
     Frozen { side: Side, square: Square },
     /// A frozen piece became the piece its owner just lost.
     Returned { side: Side, square: Square, from: KindId, to: KindId },
+    /// A piece from its side's hand was dropped on an empty square.
+    Dropped { side: Side, kind: KindId, square: Square },
+    /// A piece taken on `square` went to the taker's (`side`'s) hand, as `kind`.
+    Banked { side: Side, kind: KindId, square: Square },
     /// A piece changed kind on promotion.
     Promoted { side: Side, square: Square, from: KindId, to: KindId },
     /// A castling moved the king and the rook.
@@ -114,6 +118,12 @@ impl Event {
             Event::Returned { side, square, from, to } => json!({
                 "event": "returned", "side": side.name(), "square": sq(square), "from": kind(from), "to": kind(to)
             }),
+            Event::Dropped { side, kind: k, square } => {
+                json!({"event": "dropped", "side": side.name(), "kind": kind(k), "square": sq(square)})
+            }
+            Event::Banked { side, kind: k, square } => {
+                json!({"event": "banked", "side": side.name(), "kind": kind(k), "square": sq(square)})
+            }
             Event::Promoted { side, square, from, to } => json!({
                 "event": "promoted", "side": side.name(), "square": sq(square), "from": kind(from), "to": kind(to)
             }),
@@ -145,6 +155,10 @@ impl Event {
         match self {
             Event::Moved { side, kind: k, from, to } => format!("{side} {} {}-{}", kind(k), sq(from), sq(to)),
             Event::Captured { side, kind: k, square } => format!("{side} {} captured on {}", kind(k), sq(square)),
+            Event::Dropped { side, kind: k, square } => format!("{side} {} dropped on {}", kind(k), sq(square)),
+            Event::Banked { side, kind: k, square } => {
+                format!("{side} takes the piece on {} into its hand as a {}", sq(square), kind(k))
+            }
             Event::Promoted { side, square, from, to } => {
                 format!("{side} {} on {} promoted to {}", kind(from), sq(square), kind(to))
             }

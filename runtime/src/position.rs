@@ -8,6 +8,7 @@ use crate::action::{Action, ActionKind};
 use crate::bits::Bits;
 use crate::event::{Event, Sink};
 use crate::geometry::Square;
+use crate::mechanics::reserve::{Banked, Reserve};
 use crate::movegen::tables::Tables;
 use crate::notation::consistency::MAX_FROZEN;
 use crate::notation::fen::Setup;
@@ -42,6 +43,10 @@ pub(crate) struct Position<B: Bits> {
     pub graveyard: [[u8; MAX_KINDS]; 2],
     /// Hit points, auras and their marks, with `[combat]`.
     pub combat: Option<Box<crate::mechanics::combat::CombatState<B>>>,
+    /// Pieces in hand per side (with a two-sided `[reserve]`).
+    pub hands: [Reserve<u8>; 2],
+    /// Pieces that arrived by promotion (tracked with hands: they revert when taken).
+    pub promoted: B,
 }
 
 /// Frozen squares of one side, oldest first.
@@ -112,9 +117,23 @@ impl<B: Bits> Position<B> {
             queue: [Queue::default(); 2],
             graveyard: [[0; MAX_KINDS]; 2],
             combat: None,
+            hands: [Reserve::default(), Reserve::default()],
+            promoted: B::EMPTY,
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
+        }
+        if t.hand.is_some() {
+            for side in Side::BOTH {
+                for k in 0..MAX_KINDS {
+                    p.set_hand(t, side, k, s.hands[side.index()][k] as u32);
+                }
+            }
+            for &sq in &s.promoted {
+                if p.code(sq.index()) != 0 && !p.promoted.has(sq.index()) {
+                    p.mark_promoted(t, sq.index());
+                }
+            }
         }
         for side in Side::BOTH {
             for k in 0..MAX_KINDS {
@@ -168,6 +187,111 @@ impl<B: Bits> Position<B> {
             hp: Vec::new(),
             spent: Vec::new(),
             guard: Vec::new(),
+            hands: std::array::from_fn(|side| {
+                std::array::from_fn(|k| self.hands[side].count(KindId(k as u8)).min(u8::MAX as u32) as u8)
+            }),
+            promoted: self.promoted.iter().map(|s| Square(s as u8)).collect(),
+        }
+    }
+
+    /// Sets a hand's count for a kind, keeping the hash.
+    fn set_hand(&mut self, t: &Tables<B>, side: Side, kind: usize, n: u32) {
+        let key = |c: u32| t.zobrist.hand[(side.index() * MAX_KINDS + kind) * 64 + c.min(63) as usize];
+        let old = self.hands[side.index()].count(KindId(kind as u8));
+        if old != n {
+            self.hash ^= key(old) ^ key(n);
+            self.hands[side.index()].set(KindId(kind as u8), n);
+        }
+    }
+
+    /// Marks (or unmarks) the piece on `sq` as one that arrived by promotion.
+    pub(crate) fn mark_promoted(&mut self, t: &Tables<B>, sq: usize) {
+        self.promoted = if self.promoted.has(sq) { self.promoted.without(sq) } else { self.promoted.with(sq) };
+        self.hash ^= t.zobrist.promoted[sq];
+    }
+
+    /// A drop: the piece of `a.promotion` leaves the mover's hand for the empty `a.to`.
+    fn make_drop<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
+        let us = self.stm;
+        let Some(kind) = a.promotion else { return };
+        let to = a.to.index();
+        if self.waiting[us.index()].any() {
+            for s in self.waiting[us.index()].iter() {
+                self.hash ^= t.zobrist.waiting[s];
+            }
+            self.waiting[us.index()] = B::EMPTY;
+            self.refresh_inactive();
+        }
+        if self.ep.any() {
+            for s in self.ep.iter() {
+                self.hash ^= t.zobrist.ep[s];
+            }
+            self.ep = B::EMPTY;
+        }
+        let n = self.hands[us.index()].count(kind);
+        self.set_hand(t, us, kind.index(), n.saturating_sub(1));
+        self.put(t, to, Piece::new(kind, us).code());
+        if S::ON {
+            ev.push(Event::Dropped { side: us, kind, square: a.to });
+        }
+        // A drop of a `progress` kind (a pawn) counts as its move.
+        let progress = t.progress & (1 << kind.index()) != 0;
+        self.halfmove = if progress { 0 } else { self.halfmove.saturating_add(1) };
+        if us == Side::Black {
+            self.fullmove = self.fullmove.saturating_add(1);
+        }
+        self.stm = us.opponent();
+        self.hash ^= t.zobrist.side;
+    }
+
+    /// A capture with hands: the taken piece changes side into the taker's hand, as the
+    /// kind it promoted from if it arrived by promotion; the promotion marks follow the
+    /// pieces (the victim's goes, the mover's moves with it).
+    fn bank_taken<S: Sink>(&mut self, t: &Tables<B>, a: Action, taken: Option<(usize, u8)>, ev: &mut S) {
+        let Some(h) = t.hand.as_deref() else { return };
+        if let Some((sq, victim)) = taken {
+            let mut kind = kind_of(victim);
+            if self.promoted.has(sq) {
+                self.mark_promoted(t, sq);
+                kind = h.unpromoted[kind];
+            }
+            if h.rule.captured_to_taker {
+                let us = self.stm;
+                let mut after = self.hands[us.index()].clone();
+                if after.bank(&h.rule, KindId(kind as u8)) == Banked::Stored {
+                    self.set_hand(t, us, kind, after.count(KindId(kind as u8)));
+                    if S::ON {
+                        ev.push(Event::Banked { side: us, kind: KindId(kind as u8), square: Square(sq as u8) });
+                    }
+                }
+            }
+        }
+        if self.promoted.any() {
+            let mut follow = |from: usize, to: usize| {
+                if from != to && self.promoted.has(from) {
+                    self.mark_promoted(t, from);
+                    self.mark_promoted(t, to);
+                }
+            };
+            match a.kind {
+                ActionKind::Castle(i) => {
+                    let c = &t.castles[i as usize];
+                    // Both leave before either lands (they may swap squares).
+                    let (k, r) = (self.promoted.has(c.king), self.promoted.has(c.rook));
+                    for (on, sq) in [(k, c.king), (r, c.rook)] {
+                        if on {
+                            self.mark_promoted(t, sq);
+                        }
+                    }
+                    for (on, sq) in [(k, c.king_to), (r, c.rook_to)] {
+                        if on {
+                            self.mark_promoted(t, sq);
+                        }
+                    }
+                }
+                ActionKind::Shot => {}
+                _ => follow(a.from.index(), a.to.index()),
+            }
         }
     }
 
@@ -349,6 +473,9 @@ impl<B: Bits> Position<B> {
 
     /// Applies an action that move generation produced. Events go to `ev`.
     pub fn make<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
+        if a.kind == ActionKind::Drop {
+            return self.make_drop(t, a, ev);
+        }
         let us = self.stm;
         let from = a.from.index();
         let to = a.to.index();
@@ -443,6 +570,10 @@ impl<B: Bits> Position<B> {
                     self.set_skipped(t, from, to);
                 }
             }
+            ActionKind::Drop => {}
+        }
+        if t.hand.is_some() {
+            self.bank_taken(t, a, taken, ev);
         }
         if let Some((sq, victim)) = taken {
             progress = true;
@@ -466,6 +597,9 @@ impl<B: Bits> Position<B> {
                 }
                 if rule.waits {
                     self.make_wait(t, us, to);
+                }
+                if t.hand.is_some() && !self.promoted.has(to) {
+                    self.mark_promoted(t, to);
                 }
                 if S::ON {
                     ev.push(Event::Promoted { side: us, square: a.to, from: KindId(kind as u8), to: p });

@@ -149,7 +149,7 @@ impl Game {
 }
 
 /// The fields that describe the position (read by [`setup_from_json`]).
-const POSITION: [&str; 10] = [
+const POSITION: [&str; 12] = [
     "pieces",
     "to_move",
     "castling",
@@ -160,6 +160,8 @@ const POSITION: [&str; 10] = [
     "graveyard",
     "frozen",
     "waiting",
+    "hands",
+    "promoted",
 ];
 
 /// The game of a `history` object: its start, then its moves.
@@ -283,6 +285,16 @@ fn agree_pieces(given: &Value, mine: &Value, against: &'static str) -> Result<()
 }
 
 fn position_json(v: &Variant, s: &Setup) -> Value {
+    let mut out = board_json(v, s);
+    // Only a variant with hands has these keys, so every other snapshot stays as it was.
+    if v.hand().is_some() {
+        out["hands"] = kinds_json(v, &s.hands);
+        out["promoted"] = json!(s.promoted.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>());
+    }
+    out
+}
+
+fn board_json(v: &Variant, s: &Setup) -> Value {
     let pieces: Vec<Value> = s
         .pieces
         .iter()
@@ -303,16 +315,17 @@ fn position_json(v: &Variant, s: &Setup) -> Value {
         "en_passant_victim": s.ep_victim.map(|q| v.square_name(q)),
         "halfmove_clock": s.halfmove,
         "fullmove": s.fullmove,
-        "graveyard": graveyard_json(v, s),
+        "graveyard": kinds_json(v, &s.graveyard),
         "frozen": s.frozen.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>(),
         "waiting": s.waiting.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>(),
     })
 }
 
-/// `{"white": [...], "black": [...]}`: captured kinds by name, in the variant's order.
-fn graveyard_json(v: &Variant, s: &Setup) -> Value {
+/// `{"white": [...], "black": [...]}`: kinds by name (captured, or in hand), in the
+/// variant's order.
+fn kinds_json(v: &Variant, counts: &[[u8; crate::piece::MAX_KINDS]; 2]) -> Value {
     let list = |side: Side| -> Vec<String> {
-        s.graveyard[side.index()]
+        counts[side.index()]
             .iter()
             .enumerate()
             .take(v.kinds.len())
@@ -470,25 +483,33 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
                 .ok_or_else(|| field(f, format!("expected a whole number from 0 to {}", u32::MAX))),
         }
     };
-    let mut graveyard = base.map_or([[0u8; crate::piece::MAX_KINDS]; 2], |b| b.graveyard);
-    if let Some(gy) = obj.get("graveyard") {
-        graveyard = [[0u8; crate::piece::MAX_KINDS]; 2];
-        if !gy.is_null() {
-            for side in Side::BOTH {
-                let list = gy
-                    .get(side.name())
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| field("graveyard", "expected {\"white\": [kinds], \"black\": [kinds]}"))?;
-                for k in list {
-                    let name = k.as_str().unwrap_or("");
-                    let id = v.kind_named(name).ok_or_else(|| field("graveyard", format!("unknown kind `{name}`")))?;
-                    let n = &mut graveyard[side.index()][id.index()];
-                    *n = n.checked_add(1).ok_or_else(|| {
-                        field("graveyard", format!("more than {} {}s in {side}'s graveyard", u8::MAX, v.kind(id).name))
-                    })?;
+    let kinds = |f: &str, what: &str, default: Option<[[u8; crate::piece::MAX_KINDS]; 2]>| {
+        let mut counts = default.unwrap_or([[0u8; crate::piece::MAX_KINDS]; 2]);
+        if let Some(gy) = obj.get(f) {
+            counts = [[0u8; crate::piece::MAX_KINDS]; 2];
+            if !gy.is_null() {
+                for side in Side::BOTH {
+                    let list = gy
+                        .get(side.name())
+                        .and_then(Value::as_array)
+                        .ok_or_else(|| field(f, "expected {\"white\": [kinds], \"black\": [kinds]}"))?;
+                    for k in list {
+                        let name = k.as_str().unwrap_or("");
+                        let id = v.kind_named(name).ok_or_else(|| field(f, format!("unknown kind `{name}`")))?;
+                        let n = &mut counts[side.index()][id.index()];
+                        *n = n.checked_add(1).ok_or_else(|| {
+                            field(f, format!("more than {} {}s in {side}'s {what}", u8::MAX, v.kind(id).name))
+                        })?;
+                    }
                 }
             }
         }
+        Ok::<_, SnapshotError>(counts)
+    };
+    let graveyard = kinds("graveyard", "graveyard", base.map(|b| b.graveyard))?;
+    let hands = kinds("hands", "hand", base.map(|b| b.hands))?;
+    if v.hand().is_none() && hands.iter().flatten().any(|&n| n > 0) {
+        return Err(field("hands", format!("{} has no hands (no [reserve])", v.name)));
     }
     let setup = Setup {
         pieces,
@@ -504,6 +525,8 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
         hp: hp_list,
         spent,
         guard,
+        hands,
+        promoted: squares("promoted", base.map(|b| b.promoted.clone()))?,
     };
     Ok(setup)
 }
@@ -545,6 +568,7 @@ fn normalised(mut s: Setup) -> Setup {
     frozen.sort_by_key(|&q| side_of(q));
     s.frozen = frozen;
     s.waiting.sort();
+    s.promoted.sort();
     s.hp.sort_by_key(|&(q, _)| q);
     s.spent.sort();
     s.guard.sort_by_key(|&(q, _)| q);

@@ -8,7 +8,8 @@
 //!
 //! Notation is mapped here, never in the core: FSF writes long algebraic with ranks in
 //! full (`b3b10` on ten ranks) and promotions as a lower-case letter (`e7e8q`); varia writes
-//! `b3-b10` and `e7-e8=Q`. Positions are given to FSF as `startpos moves …`, so no FEN
+//! `b3-b10` and `e7-e8=Q`. Drops are `P@e4` in both (FSF writes black's drops upper case
+//! too). Positions are given to FSF as `startpos moves …`, so no FEN
 //! needs mapping.
 
 use std::collections::BTreeMap;
@@ -34,6 +35,7 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("janus", "janus", 4),
     ("chancellor", "chancellor", 4),
     ("gothic", "gothic", 4),
+    ("crazyhouse", "crazyhouse", 4),
 ];
 
 /// Random walks per variant, their length, and how often perft 3 is compared on the way.

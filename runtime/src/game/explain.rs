@@ -24,10 +24,10 @@ impl Game {
         if let Some(k) = w.promotion.filter(|k| k.index() >= v.kinds.len()) {
             return format!("kind number {} is not a kind of {}", k.0, v.name);
         }
-        let same: Vec<&Action> = legal
-            .iter()
-            .filter(|a| a.from == w.from && a.to == w.to && (w.promotion.is_none() || a.promotion == w.promotion))
-            .collect();
+        if w.drop {
+            return self.explain_drop(w, legal);
+        }
+        let same: Vec<&Action> = legal.iter().filter(|a| w.names(a)).collect();
         if let (Some(l), false) = (w.landing, same.is_empty()) {
             let at = v.square_name(l);
             let mut offered: Vec<String> =
@@ -45,6 +45,48 @@ impl Game {
             return "it is not the legal action between these squares (read the text with parse_action)".into();
         }
         self.explain(w.from, w.to, w.promotion)
+    }
+
+    /// Why a drop is not legal here: no hands, none of that kind in hand, an occupied
+    /// square, a square outside the kind's drop zone, or a check it leaves.
+    fn explain_drop(&self, w: &Written, legal: &[Action]) -> String {
+        let v = &self.variant;
+        let (Some(kind), Some(rule)) = (w.promotion, v.hand()) else {
+            return format!("{} has no hands: nothing is ever dropped", v.name);
+        };
+        let name = &v.kind(kind).name;
+        let at = v.square_name(w.to);
+        let stm = self.core.to_move();
+        if legal.iter().any(|a| w.names(a)) {
+            return "it is not the legal drop of this kind on this square (read the text with parse_action)".into();
+        }
+        if !rule.holds(kind) {
+            return format!("a hand never holds a {name}");
+        }
+        if self.core.setup().hands[stm.index()][kind.index()] == 0 {
+            return format!("{stm} has no {name} in hand");
+        }
+        if let Some(p) = self.core.piece_at(w.to) {
+            return format!("{at} holds a {} {}: a drop goes to an empty square", p.side, v.kind(p.kind).name);
+        }
+        let mut pseudo = Vec::new();
+        self.core.pseudo_legal(&mut pseudo);
+        if !pseudo.iter().any(|a| w.names(a)) {
+            let region = rule.drop_zones.iter().find(|z| z.0 == kind).map(|z| z.1).or(match rule.drop {
+                crate::variant::DropZone::Region(r) => Some(r),
+                _ => None,
+            });
+            return match region {
+                Some(r) => format!("a {name} may not be dropped on {at}: it drops only on `{}`", v.regions[r].name),
+                None => format!("a {name} may not be dropped on {at}"),
+            };
+        }
+        let core = self.core_actions();
+        if core.iter().any(|a| w.names(a)) {
+            return "the variant's rules do not allow it here (filter_actions)".into();
+        }
+        let royal = v.kinds.iter().find(|k| k.royal).map_or("royal piece".to_string(), |k| k.name.clone());
+        format!("it leaves {stm}'s {royal} in check")
     }
 
     /// Why moving from `from` to `to` is not legal here, in a player's words.

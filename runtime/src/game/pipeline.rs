@@ -46,9 +46,13 @@ impl Game {
             let w = notation::parse(&self.variant, &text).map_err(|e| {
                 ScriptError::new("filter_actions", format!("returned `{text}`, which is not an action: {}", e.why))
             })?;
-            let found = core
-                .iter()
-                .find(|a| a.from == w.from && a.to == w.to && (w.promotion.is_none() || a.promotion == w.promotion));
+            let found = core.iter().find(|a| w.names(a));
+            if found.is_none() && w.drop {
+                return Err(ScriptError::new(
+                    "filter_actions",
+                    format!("returned `{text}`, which is not a drop the position allows"),
+                ));
+            }
             // An action the core does not know is applied as a plain move.
             let mut a = found.copied().unwrap_or(Action::new(w.from, w.to, ActionKind::Normal));
             if w.promotion.is_some() {
@@ -93,6 +97,7 @@ impl Game {
                 promotion: action.promotion,
                 returned: None,
                 landing: action.landing,
+                drop: action.is_drop(),
             };
             return Err(RuleError::Illegal { action: self.format(&action), why: self.refusal(&w, &legal) });
         }
@@ -108,7 +113,7 @@ impl Game {
         let legal = self.actions().map_err(RuleError::Listing)?;
         // A castling named by another square of its own (`also_to`, a click target),
         // unless that is a move of its own.
-        if !legal.iter().any(|a| a.from == w.from && a.to == w.to) {
+        if !w.drop && !legal.iter().any(|a| a.from == w.from && a.to == w.to) {
             let stm = self.to_move();
             if let Some(c) =
                 self.variant.castling.iter().find(|c| c.side == stm && c.king == w.from && c.also_to.contains(&w.to))
@@ -119,7 +124,7 @@ impl Game {
         let matches: Vec<Action> = legal
             .iter()
             .copied()
-            .filter(|a| a.from == w.from && a.to == w.to && (w.promotion.is_none() || a.promotion == w.promotion))
+            .filter(|a| w.names(a))
             .filter(|a| w.landing.is_none() || a.landing == w.landing)
             .collect();
         match matches.len() {

@@ -1,6 +1,6 @@
 //! A rule's commands on the board (`game:remove`, `game:place`, `game:move`): each keeps
 //! every mark that belongs to a piece consistent with where the pieces now stand —
-//! frozen and waiting marks, hit points and aura marks, castling rights, and the
+//! frozen, waiting and promoted marks, hit points and aura marks, castling rights, and the
 //! en-passant squares — so that the position after a hook is one a game could hold, and
 //! reads back the same from its FEN or snapshot.
 
@@ -28,6 +28,9 @@ impl<B: Bits> Position<B> {
         self.touch_en_passant(t, sq);
         self.remove(t, sq);
         self.unmark(t, piece.side, sq);
+        if self.promoted.has(sq) {
+            self.mark_promoted(t, sq);
+        }
         self.refresh_inactive();
         if self.combat.is_some() {
             self.forget(sq);
@@ -81,6 +84,10 @@ impl<B: Bits> Position<B> {
             } else {
                 self.unmark(t, piece.side, from);
             }
+        }
+        if self.promoted.has(from) {
+            self.mark_promoted(t, from);
+            self.mark_promoted(t, to);
         }
         if self.waiting[side].has(from) {
             self.waiting[side] = self.waiting[side].without(from).with(to);

@@ -402,9 +402,53 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
         }
     }
 
+    if let Some(h) = t.hand.as_deref() {
+        drops(pos, t, h, &guard, out);
+    }
     castling(pos, t, check, &guard, out);
     if t.combat.is_some() {
         expand_attacks(pos, t, out, start);
+    }
+}
+
+/// Every drop from the hand of the side to move: each kind held onto each empty square of
+/// its zone. A drop uncovers nothing, so with the fast guard it is legal unless it leaves
+/// a check unanswered: out of check anywhere, in a single check only between the checker
+/// and the royal piece.
+fn drops<B: Bits>(
+    pos: &Position<B>,
+    t: &Tables<B>,
+    h: &tables::HandTables<B>,
+    guard: &Guard<B>,
+    out: &mut Vec<Action>,
+) {
+    let s = pos.stm.index();
+    let hand = &pos.hands[s];
+    if hand.is_empty() {
+        return;
+    }
+    let empty = t.all & !pos.occupied();
+    let allowed = match guard {
+        Guard::Fast(g) if g.checkers.any() => {
+            if g.checkers.more_than_one() {
+                return;
+            }
+            g.evasion
+        }
+        _ => t.all,
+    };
+    for (k, zone) in h.zone[s].iter().enumerate() {
+        let kind = crate::piece::KindId(k as u8);
+        if hand.count(kind) == 0 {
+            continue;
+        }
+        for to in (empty & *zone & allowed).iter() {
+            let a = Action::drop(kind, Square(to as u8));
+            if matches!(guard, Guard::Exact) && !exact(pos, t, a) {
+                continue;
+            }
+            out.push(a);
+        }
     }
 }
 

@@ -56,7 +56,19 @@ pub(crate) struct Tables<B: Bits> {
     /// With `rules.royals_facing = "illegal"`: per square, the squares above and below it
     /// on its file (empty otherwise, and then never looked at).
     pub facing: Vec<(B, B)>,
+    /// Hands (a two-sided `[reserve]`): what they hold and where each kind drops.
+    pub hand: Option<Box<HandTables<B>>>,
     pub zobrist: Zobrist,
+}
+
+/// A two-sided variant's hands, compiled.
+#[derive(Debug)]
+pub(crate) struct HandTables<B: Bits> {
+    pub rule: crate::variant::ReserveRule,
+    /// `[side][kind]`: the squares it may be dropped on (when empty).
+    pub zone: [Vec<B>; 2],
+    /// `[kind]`: the kind a promoted piece of this kind goes to the hand as.
+    pub unpromoted: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -155,6 +167,10 @@ pub(crate) struct Zobrist {
     pub frozen: Vec<u64>,
     /// Graveyard counts: `[(side * MAX_KINDS + kind) * 16 + count]`.
     pub graveyard: Vec<u64>,
+    /// Hand counts: `[(side * MAX_KINDS + kind) * 64 + count]` (counts past 63 share a key).
+    pub hand: Vec<u64>,
+    /// Pieces that arrived by promotion, per square.
+    pub promoted: Vec<u64>,
 }
 
 impl Zobrist {
@@ -176,6 +192,9 @@ impl Zobrist {
             waiting: (0..nsq).map(|_| next()).collect(),
             frozen: (0..nsq * 16).map(|_| next()).collect(),
             graveyard: (0..2 * MAX_KINDS * 16).map(|_| next()).collect(),
+            // Drawn after the older keys, so those keep their values.
+            hand: (0..2 * MAX_KINDS * 64).map(|_| next()).collect(),
+            promoted: (0..nsq).map(|_| next()).collect(),
         }
     }
 }
@@ -221,6 +240,7 @@ impl<B: Bits> Tables<B> {
             progress: 0,
             ep_trim: true,
             facing: vec![],
+            hand: None,
             zobrist: Zobrist::new(0),
         }
     }
@@ -469,6 +489,24 @@ impl<B: Bits> Tables<B> {
         if v.rules.royals_facing_illegal {
             t.facing =
                 geo.squares().map(|sq| (t.set(walk(geo, sq, (0, 1), 0)), t.set(walk(geo, sq, (0, -1), 0)))).collect();
+        }
+        if let Some(rule) = v.hand() {
+            let zone = |side: Side, k: usize| {
+                let own = rule.drop_zones.iter().find(|z| z.0.index() == k).map(|z| z.1);
+                let region = match rule.drop {
+                    crate::variant::DropZone::Region(r) => own.or(Some(r)),
+                    _ => own,
+                };
+                region.map_or(t.all, |r| t.regions[r][side.index()])
+            };
+            let hand = HandTables {
+                rule: rule.clone(),
+                zone: [Side::White, Side::Black].map(|side| (0..v.kinds.len()).map(|k| zone(side, k)).collect()),
+                unpromoted: (0..v.kinds.len())
+                    .map(|k| v.unpromoted(crate::piece::KindId(k as u8)).map_or(k, |u| u.index()))
+                    .collect(),
+            };
+            t.hand = Some(Box::new(hand));
         }
         t.combat = v.combat.clone();
         t.stats = v.kinds.iter().map(|k| k.stats.clone()).collect();

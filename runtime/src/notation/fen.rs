@@ -7,6 +7,11 @@
 //! - the en-passant field may list several squares, comma-separated (`e3,e4` after a
 //!   three-square pawn step).
 //!
+//! - with hands (a two-sided `[reserve]`), the pieces in hand follow the board in
+//!   brackets, as Fairy-Stockfish writes them (`…/RNBQKBNR[Qp]`; `[]` when both are
+//!   empty, which may also be left out), and a piece that arrived by promotion is marked
+//!   `~` (`Q~`): captured, it goes to the hand as the kind it promoted from.
+//!
 //! Trailing fields may be left out: they default to `w - - 0 1`. After the six fields,
 //! optional `name=value` fields carry state chess does not have:
 //! - `graveyard=QNp`: captured pieces by letter (white upper case, black lower case);
@@ -50,6 +55,11 @@ pub struct Setup {
     pub spent: Vec<(Square, Square)>,
     /// Pieces holding the divide aura out of its range, with the plies they have spent out.
     pub guard: Vec<(Square, u8)>,
+    /// Pieces in hand per side (`[white, black]`) and kind (with a two-sided `[reserve]`).
+    pub hands: [[u8; crate::piece::MAX_KINDS]; 2],
+    /// Pieces that arrived by promotion: captured, they go to the hand as the kind they
+    /// promoted from (`Q~` in FEN).
+    pub promoted: Vec<Square>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -64,6 +74,8 @@ pub enum FenError {
     Empty,
     #[error("board field: {0}")]
     Board(String),
+    #[error("hand (`[...]` after the board): {0}")]
+    Hand(String),
     #[error("side-to-move field: `{0}` is not `w` or `b`")]
     Side(String),
     #[error("castling field: {0}")]
@@ -94,7 +106,18 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         return Err(FenError::Fields(fields[6].to_string()));
     }
     let g = v.geometry;
-    let pieces = parse_board(v, fields[0])?;
+    let (board, hand) = match fields[0].split_once('[') {
+        Some((b, h)) => match h.strip_suffix(']') {
+            Some(h) if !h.contains(['[', ']']) => (b, Some(h)),
+            _ => return Err(FenError::Hand(format!("`[{h}` should be the pieces in hand, closed by `]`"))),
+        },
+        None => (fields[0], None),
+    };
+    let (pieces, promoted) = parse_board(v, board)?;
+    let hands = match hand {
+        Some(h) => parse_hand(v, h)?,
+        None => [[0; crate::piece::MAX_KINDS]; 2],
+    };
 
     let to_move = match fields.get(1).copied().unwrap_or("w") {
         "w" | "W" => Side::White,
@@ -192,6 +215,8 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         hp: Vec::new(),
         spent: Vec::new(),
         guard: Vec::new(),
+        hands,
+        promoted,
     };
     let mut seen: Vec<&str> = Vec::new();
     for extra in extras {
@@ -301,13 +326,43 @@ fn check_combat_fields(v: &Variant, s: &Setup) -> Result<(), FenError> {
     Ok(())
 }
 
-fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenError> {
+/// `QRrp`: the pieces in hand, white's upper case, black's lower case, in any order.
+fn parse_hand(v: &Variant, text: &str) -> Result<[[u8; crate::piece::MAX_KINDS]; 2], FenError> {
+    let Some(rule) = v.hand() else {
+        return Err(FenError::Hand(format!("{} has no hands (no [reserve]); leave out `[{text}]`", v.name)));
+    };
+    let mut hands = [[0u8; crate::piece::MAX_KINDS]; 2];
+    for c in text.chars() {
+        if c == '-' && text.len() == 1 {
+            break;
+        }
+        let k = v
+            .kind_by_letter(c)
+            .filter(|_| c.is_ascii_alphabetic())
+            .ok_or_else(|| FenError::Hand(format!("`{c}` is not a piece letter of {}", v.name)))?;
+        if !rule.holds(k) {
+            return Err(FenError::Hand(format!("a hand never holds a {} (`{c}`)", v.kind(k).name)));
+        }
+        let side = if c.is_ascii_uppercase() { 0 } else { 1 };
+        let n = &mut hands[side][k.index()];
+        *n = n
+            .checked_add(1)
+            .ok_or_else(|| FenError::Hand(format!("more than {} of a kind (`{c}`) in one hand", u8::MAX)))?;
+    }
+    Ok(hands)
+}
+
+/// The board's pieces, and the squares of those marked promoted (`Q~`).
+type Board = (Vec<(Square, Piece)>, Vec<Square>);
+
+fn parse_board(v: &Variant, field: &str) -> Result<Board, FenError> {
     let g = v.geometry;
+    let mut promoted = Vec::new();
     let rows: Vec<&str> = field.split('/').collect();
     if rows.len() != g.ranks as usize {
         return Err(FenError::Board(format!("expected {} ranks separated by `/`, found {}", g.ranks, rows.len())));
     }
-    let mut pieces = Vec::new();
+    let mut pieces: Vec<(Square, Piece)> = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let rank = g.ranks as usize - 1 - i;
         let mut file = 0usize;
@@ -319,6 +374,30 @@ fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenErro
             *count = 0;
         };
         for c in row.chars() {
+            if c == '~' {
+                // The piece just read arrived by promotion.
+                let Some(&(sq, p)) = pieces.last().filter(|_| digits == 0 && file > 0) else {
+                    return Err(FenError::Board(format!("rank {}: `~` follows a piece letter", rank + 1)));
+                };
+                if v.hand().is_none() || v.unpromoted(p.kind).is_none() {
+                    return Err(FenError::Board(format!(
+                        "rank {}: `~` marks a piece that arrived by promotion, which matters only to a hand, and \
+                         {} has {}",
+                        rank + 1,
+                        v.name,
+                        if v.hand().is_none() {
+                            "no hands".to_string()
+                        } else {
+                            format!("no promotion to a {}", v.kind(p.kind).name)
+                        }
+                    )));
+                }
+                if promoted.last() == Some(&sq) {
+                    return Err(FenError::Board(format!("rank {}: `~` given twice", rank + 1)));
+                }
+                promoted.push(sq);
+                continue;
+            }
             if let Some(d) = c.to_digit(10) {
                 if digits == 0 && d == 0 {
                     return Err(FenError::Board(format!("rank {}: an empty count cannot start with 0", rank + 1)));
@@ -363,7 +442,8 @@ fn parse_board(v: &Variant, field: &str) -> Result<Vec<(Square, Piece)>, FenErro
         }
     }
     pieces.sort_by_key(|&(s, _)| s);
-    Ok(pieces)
+    promoted.sort();
+    Ok((pieces, promoted))
 }
 
 /// Writes a FEN.
@@ -381,6 +461,9 @@ pub fn write(v: &Variant, s: &Setup) -> String {
                         empty = 0;
                     }
                     board.push(v.letter(p));
+                    if s.promoted.contains(&sq) {
+                        board.push('~');
+                    }
                 }
                 None => empty += 1,
             }
@@ -391,6 +474,17 @@ pub fn write(v: &Variant, s: &Setup) -> String {
         if rank > 0 {
             board.push('/');
         }
+    }
+    if v.hand().is_some() {
+        board.push('[');
+        for side in Side::BOTH {
+            for (k, &n) in s.hands[side.index()].iter().enumerate().take(v.kinds.len()) {
+                for _ in 0..n {
+                    board.push(v.letter(Piece::new(crate::piece::KindId(k as u8), side)));
+                }
+            }
+        }
+        board.push(']');
     }
     let castling: String =
         v.castling.iter().enumerate().filter(|(i, _)| s.castling & (1 << i) != 0).map(|(_, e)| e.right).collect();

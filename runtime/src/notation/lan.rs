@@ -3,6 +3,8 @@
 //! move (`e1g1`), a ranged shot as shooter and target (`b3b5`). Boards of ten ranks and
 //! more write their ranks in full (`a10a9`).
 //!
+//! A drop is written as UCI's crazyhouse writes it: `P@e4` (the upper-case letter).
+//!
 //! Extensions for what chess does not have, written after the move: a landing choice
 //! `@square` (`c4e6@d7`), and `+x` for the kind a frozen piece returns as after the
 //! capture (read and checked, never required, since it is forced).
@@ -14,6 +16,9 @@ use super::{NotationError, Written};
 
 /// Writes an action for an engine protocol.
 pub fn format(v: &Variant, a: &Action) -> String {
+    if a.is_drop() {
+        return super::drop_text(v, a);
+    }
     let mut s = format!("{}{}", v.square_name(a.from), v.square_name(a.to));
     if let Some(p) = a.promotion {
         s.push(v.kind(p).letter.to_ascii_lowercase());
@@ -30,6 +35,9 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
     let err = |why: String| NotationError { text: text.to_string(), why };
     let g = v.geometry;
     let t = text.trim();
+    if let Some(d) = super::parse_drop(v, t) {
+        return d;
+    }
     let (t, returned) = match t.rsplit_once('+') {
         Some((body, x)) => {
             let mut cs = x.chars();
@@ -58,7 +66,7 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
         }
         _ => return Err(err(format!("`{rest}` after the squares should be one piece letter {expected}"))),
     };
-    Ok(Written { from, to, promotion, returned, landing })
+    Ok(Written { from, to, promotion, returned, landing, drop: false })
 }
 
 #[cfg(test)]

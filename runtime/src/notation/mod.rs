@@ -5,7 +5,8 @@
 //! letter. Castling is written as the king's move (`e1-g1`), a ranged shot as
 //! shooter-target (`b1-b3`). A capture after which the loser's frozen piece returns adds
 //! `+X` (the kind it returns as; informative, since it is forced). A trailing `+` or `#`
-//! (check, mate) is accepted and ignored.
+//! (check, mate) is accepted and ignored. A drop from the hand is the kind's letter, `@`
+//! and the square (`P@e4`), in every notation.
 
 pub(crate) mod consistency;
 pub mod fen;
@@ -31,6 +32,33 @@ pub struct Written {
     pub returned: Option<KindId>,
     /// `@square`: where the attacker lands when its attack kills on several squares.
     pub landing: Option<Square>,
+    /// `X@square`: a piece of kind `promotion` dropped from the hand on `to` (= `from`).
+    pub drop: bool,
+}
+
+impl Written {
+    /// Whether `a` is the action this text names (a promotion left out matches any).
+    pub fn names(&self, a: &Action) -> bool {
+        a.from == self.from
+            && a.to == self.to
+            && a.is_drop() == self.drop
+            && (self.promotion.is_none() || a.promotion == self.promotion)
+    }
+}
+
+/// `X@square` (any case, the letter of a kind): a drop, or None if `text` is not one.
+pub(crate) fn parse_drop(v: &Variant, text: &str) -> Option<Result<Written, NotationError>> {
+    // Without hands the text is read as before, and SAN says it is a drop of no variant's.
+    v.hand()?;
+    let (letter, square) = text.split_once('@')?;
+    let mut cs = letter.chars();
+    let c = cs.next().filter(|c| c.is_ascii_alphabetic() && cs.next().is_none())?;
+    let err = |why: String| NotationError { text: text.to_string(), why };
+    Some((|| {
+        let kind = v.kind_by_letter(c).ok_or_else(|| err(format!("`{c}` is not a piece letter of {}", v.name)))?;
+        let to = v.geometry.parse(square).map_err(|e| err(format!("after `@`: {e} (a drop is written like P@e4)")))?;
+        Ok(Written { from: to, to, promotion: Some(kind), returned: None, landing: None, drop: true })
+    })())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -42,6 +70,9 @@ pub struct NotationError {
 
 /// Writes an action.
 pub fn format(v: &Variant, a: &Action) -> String {
+    if a.is_drop() {
+        return drop_text(v, a);
+    }
     let mut s = format!("{}-{}", v.square_name(a.from), v.square_name(a.to));
     if let Some(p) = a.promotion {
         s.push('=');
@@ -55,10 +86,19 @@ pub fn format(v: &Variant, a: &Action) -> String {
     s
 }
 
+/// `P@e4`: the dropped kind's (white) letter, `@`, the square.
+pub(crate) fn drop_text(v: &Variant, a: &Action) -> String {
+    let letter = a.promotion.and_then(|p| v.kinds.get(p.index())).map_or('?', |k| k.letter);
+    format!("{letter}@{}", v.square_name(a.to))
+}
+
 /// Reads an action's text (it is not yet checked against the position).
 pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
     let err = |why: String| NotationError { text: text.to_string(), why };
     let t = text.trim().trim_end_matches(['#', '+']);
+    if let Some(d) = parse_drop(v, t) {
+        return d;
+    }
     let letter = |c: char| v.kind_by_letter(c).filter(|_| c.is_ascii_alphabetic());
     let (t, returned) = match t.rsplit_once('+') {
         Some((body, x)) => {
@@ -98,5 +138,5 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
             }
         }
     };
-    Ok(Written { from, to, promotion, returned, landing })
+    Ok(Written { from, to, promotion, returned, landing, drop: false })
 }

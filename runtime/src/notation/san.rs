@@ -18,8 +18,9 @@
 //!
 //! Reading accepts the same, with annotations (`!`, `?`) and check marks ignored, `0-0`
 //! for `O-O`, `:` for `x`, the long form (`Ng1-f3`, `Ng1f3`) and `e8Q` for `e8=Q`.
-//! The pawn's letter may be written too (`Pe4`). Drops (`P@e4`) have no action yet in
-//! the runtime, so reading one says so.
+//! The pawn's letter may be written too (`Pe4`).
+//! - A drop from the hand is the kind's letter, `@` and the square, pawns included
+//!   (`P@e4`, `N@f7+`), as crazyhouse's SAN writes it.
 
 use crate::action::{Action, ActionKind};
 use crate::geometry::Square;
@@ -95,7 +96,9 @@ pub fn write(b: &dyn SanBoard, a: &Action, returned: Option<KindId>) -> String {
         ActionKind::Castle(i) => castle_text(b, i, &legal),
         _ => None,
     };
-    if let Some(c) = castle {
+    if a.is_drop() {
+        s.push_str(&super::drop_text(v, a));
+    } else if let Some(c) = castle {
         s.push_str(c);
     } else {
         let mover = b.piece_at(a.from).map(|p| p.kind);
@@ -178,9 +181,20 @@ enum Shape {
 pub fn read(b: &dyn SanBoard, text: &str) -> Result<(Action, Option<KindId>), NotationError> {
     let v = b.variant();
     let err = |why: String| NotationError { text: text.trim().to_string(), why };
-    let (shape, returned) = shape(v, text).map_err(err)?;
     let legal = b.legal();
     let side = b.side_to_move();
+    if let Some(d) = super::parse_drop(v, text.trim().trim_end_matches(['!', '?', '+', '#'])) {
+        let w = d?;
+        if v.hand().is_none() {
+            return Err(err(format!("`{}` is a drop: {} has no drops", text.trim(), v.name)));
+        }
+        let kind = w.promotion.map_or(String::new(), |k| v.kind(k).name.clone());
+        return match legal.iter().find(|a| w.names(a)) {
+            Some(a) => Ok((*a, None)),
+            None => Err(err(format!("{side} cannot drop a {kind} on {} here", v.square_name(w.to)))),
+        };
+    }
+    let (shape, returned) = shape(v, text).map_err(err)?;
     match shape {
         Shape::Castle(dir) => {
             let g = v.geometry;

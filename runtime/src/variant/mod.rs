@@ -7,6 +7,7 @@
 mod builtin;
 mod compile;
 mod diagnostics;
+mod hand;
 mod load;
 mod reload;
 mod schema;
@@ -534,6 +535,20 @@ impl Variant {
     pub fn kind_by_letter(&self, letter: char) -> Option<KindId> {
         let l = letter.to_ascii_uppercase();
         self.kinds.iter().position(|k| k.letter == l).map(|i| KindId(i as u8))
+    }
+
+    /// The hand rule of a two-sided variant with `[reserve]` (pieces held and dropped).
+    pub fn hand(&self) -> Option<&ReserveRule> {
+        self.reserve.as_ref().filter(|_| self.turns == TurnModel::Alternate)
+    }
+
+    /// The kind a promoted piece of `kind` reverts to when it is captured into a hand:
+    /// the first kind (in the variant's order) whose promotion can make it.
+    pub fn unpromoted(&self, kind: KindId) -> Option<KindId> {
+        self.kinds
+            .iter()
+            .position(|k| k.promotion.as_ref().is_some_and(|p| p.to.contains(&kind)))
+            .map(|i| KindId(i as u8))
     }
 
     /// The piece's letter as FEN writes it.

@@ -92,6 +92,9 @@ pub struct ReserveRule {
     pub drop: DropZone,
     /// A piece taken goes to the taker's reserve.
     pub captured_to_taker: bool,
+    /// Two-sided boards: kinds dropped on a region of their own instead of `drop`'s
+    /// (the region's index).
+    pub drop_zones: Vec<(KindId, usize)>,
 }
 
 impl ReserveRule {
@@ -120,6 +123,11 @@ pub(crate) fn compile(
         k
     };
     let reserve = spec.reserve.as_ref().map(|r| reserve(r, &mut kind_of, regions, d));
+    if let (Some(rule), Some(r)) = (&reserve, &spec.reserve)
+        && matches!(turns, None | Some(TurnModel::Alternate))
+    {
+        super::hand::check_two_sided(rule, r, spec.combat.is_some(), d);
+    }
     // A simultaneous variant without `[world]` loads, but has no realm to resolve (the
     // realm commands say so).
     let Some(w) = &spec.world else {
@@ -317,5 +325,7 @@ fn reserve(
             true
         }
     };
-    ReserveRule { cap: *s.cap.get_ref(), holds, drop, captured_to_taker }
+    let mut rule = ReserveRule { cap: *s.cap.get_ref(), holds, drop, captured_to_taker, drop_zones: Vec::new() };
+    super::hand::compile(s, kind_of, regions, d, &mut rule);
+    rule
 }

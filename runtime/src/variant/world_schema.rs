@@ -156,6 +156,10 @@ pub struct ReserveSpec {
     /// ("none").
     #[serde(default = "taker")]
     pub captured: Spanned<String>,
+    /// Two-sided boards (a hand): per kind, the region where it may be dropped instead of
+    /// `drop`'s (crazyhouse's pawns: not on the first or last rank).
+    #[serde(default)]
+    pub drop_zones: std::collections::BTreeMap<String, Spanned<String>>,
 }
 
 fn yes() -> bool {
