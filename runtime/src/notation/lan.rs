@@ -3,7 +3,7 @@
 //! move (`e1g1`), a ranged shot as shooter and target (`b3b5`). Boards of ten ranks and
 //! more write their ranks in full (`a10a9`).
 //!
-//! A drop is written as UCI's crazyhouse writes it: `P@e4` (the upper-case letter).
+//! A drop is written as UCI writes drops: `P@e4` (the upper-case letter).
 //!
 //! Extensions for what chess does not have, written after the move: a landing choice
 //! `@square` (`c4e6@d7`), and `+x` for the kind a frozen piece returns as after the

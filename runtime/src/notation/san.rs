@@ -20,7 +20,7 @@
 //! for `O-O`, `:` for `x`, the long form (`Ng1-f3`, `Ng1f3`) and `e8Q` for `e8=Q`.
 //! The pawn's letter may be written too (`Pe4`).
 //! - A drop from the hand is the kind's letter, `@` and the square, pawns included
-//!   (`P@e4`, `N@f7+`), as crazyhouse's SAN writes it.
+//!   (`P@e4`, `N@f7+`), as SAN writes drops.
 
 use crate::action::{Action, ActionKind};
 use crate::geometry::Square;

@@ -157,7 +157,7 @@ pub struct ReserveSpec {
     #[serde(default = "taker")]
     pub captured: Spanned<String>,
     /// Two-sided boards (a hand): per kind, the region where it may be dropped instead of
-    /// `drop`'s (crazyhouse's pawns: not on the first or last rank).
+    /// `drop`'s (say, pawns: not on the first or last rank).
     #[serde(default)]
     pub drop_zones: std::collections::BTreeMap<String, Spanned<String>>,
 }

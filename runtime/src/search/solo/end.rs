@@ -21,6 +21,7 @@
 
 use super::board::{Problem, State};
 use super::prune::pending_of;
+use super::walk::close;
 use crate::bits::Bits;
 
 /// Where cell `(sq, h)` reaches by the piece it shows for sure (the stack's, or the
@@ -73,19 +74,8 @@ impl<B: Bits> Ends<B> {
             self.reach[sq] = own.without(sq);
             self.placed[sq] = placed.without(sq);
         }
-        // Closure (Warshall, on bit rows), then reflexive.
-        let mut ks = open;
-        while ks.any() {
-            let k = ks.pop_lsb();
-            let row = self.reach[k];
-            let mut is = open;
-            while is.any() {
-                let i = is.pop_lsb();
-                if self.reach[i].has(k) {
-                    self.reach[i] |= row;
-                }
-            }
-        }
+        // Closure, then reflexive.
+        close(&mut self.reach, open);
         let mut it = open;
         while it.any() {
             let sq = it.pop_lsb();

@@ -84,18 +84,7 @@ impl<B: Bits> Walk<B> {
             }
             self.reach[sq] = r;
         }
-        let mut ks = open;
-        while ks.any() {
-            let k = ks.pop_lsb();
-            let row = self.reach[k];
-            let mut is = open;
-            while is.any() {
-                let i = is.pop_lsb();
-                if self.reach[i].has(k) {
-                    self.reach[i] |= row;
-                }
-            }
-        }
+        close(&mut self.reach, open);
         // Everything from the last strike (anywhere, for the first one).
         if (open & !self.closure(s.targets(p))).any() {
             return false;
@@ -133,5 +122,22 @@ impl<B: Bits> Walk<B> {
             }
         }
         true
+    }
+}
+
+/// Closes `reach` (a row of squares per square of `open`) under "reaches what it
+/// reaches": Warshall's algorithm on bit rows.
+pub(super) fn close<B: Bits>(reach: &mut [B], open: B) {
+    let mut ks = open;
+    while ks.any() {
+        let k = ks.pop_lsb();
+        let row = reach[k];
+        let mut is = open;
+        while is.any() {
+            let i = is.pop_lsb();
+            if reach[i].has(k) {
+                reach[i] |= row;
+            }
+        }
     }
 }
