@@ -114,6 +114,11 @@ enum Command {
         /// Print the JSON snapshot of the whole state instead of the board.
         #[arg(long)]
         json: bool,
+        /// Before the board, list each action with its events in words (damage and its
+        /// cause, splash, counters, landings, promotions…), as `varia play` and the
+        /// playground's log write them.
+        #[arg(long, conflicts_with = "json")]
+        events: bool,
     },
     /// Count the leaves of the legal-move tree (last line of output: the count alone).
     Perft {
@@ -316,16 +321,24 @@ fn run(cmd: Command) -> Result<(), Fail> {
             }
             Ok(())
         }
-        Command::Replay { variant, start, board, moves, json } => {
+        Command::Replay { variant, start, board, moves, json, events } => {
             let v = variant.load()?;
             if two_sided(&v, &board, &start)? {
-                return solo::replay(v, &board, &moves, json);
+                return solo::replay(v, &board, &moves, json, events);
             }
             let mut game = start_game(v, &start)?;
             let moves: Vec<&str> =
                 moves.iter().flat_map(|m| m.split([' ', ',', '\n'])).filter(|m| !m.is_empty()).collect();
             for (i, m) in moves.iter().enumerate() {
-                game.play(m).map_err(|e| Fail(format!("move {} (`{m}`): {e}", i + 1)))?;
+                let side = game.to_move();
+                let done = game.play(m).map_err(|e| Fail(format!("move {} (`{m}`): {e}", i + 1)))?;
+                if events {
+                    let text = game.last_action_text().unwrap_or_default();
+                    println!("{}. {side}: {text}", i + 1);
+                    for line in play::event_lines(game.variant(), &done) {
+                        println!("   {line}");
+                    }
+                }
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&game.snapshot())?);
@@ -335,6 +348,9 @@ fn run(cmd: Command) -> Result<(), Fail> {
                     println!("moves: {}", game.moves_san());
                 }
                 println!("fen: {}", game.fen());
+                if let Some([w, b]) = game.points() {
+                    println!("points: white {w}, black {b}");
+                }
                 match game.outcome() {
                     Some(o) => println!("outcome: {}", o.describe()),
                     None => println!("to move: {}{}", game.to_move(), check_note(&game)),

@@ -284,10 +284,13 @@ impl Panel {
                 let _ = writeln!(out, "guarded (half damage): {}", names(&guarded));
             }
         }
+        if let Some([w, b]) = g.points() {
+            let _ = writeln!(out, "points: white {w}, black {b}");
+        }
         if g.ply() > 0 {
             let _ = writeln!(out, "moves: {}", recent(&g.moves_san()));
         }
-        if let Some(last) = g.history_text().last() {
+        if let Some(last) = g.last_action_text() {
             let _ = writeln!(out, "last move: {last}");
         }
         let castling = castling_moves(g);
@@ -329,6 +332,9 @@ impl Panel {
                 r.nodes,
                 t.elapsed().as_millis()
             );
+            for e in event_lines(&self.variant, &events) {
+                let _ = writeln!(out, "  {e}");
+            }
             played += 1;
         }
         if played > 0 {
@@ -521,8 +527,8 @@ impl Panel {
                 }
                 match self.game.play(line.trim()) {
                     Ok(events) => {
-                        for e in events.iter().filter(|e| matches!(e, Event::Returned { .. })) {
-                            let _ = writeln!(out, "{}", e.describe(&self.variant));
+                        for e in event_lines(&self.variant, &events) {
+                            let _ = writeln!(out, "  {e}");
                         }
                         self.draw(out);
                     }
@@ -601,6 +607,12 @@ fn inspect(g: &Game, sq: varia::Square) -> String {
         lines.push("  frozen: it returns as its side's next lost piece".into());
     }
     lines.join("\n")
+}
+
+/// An action's events in words, one line each: the text of the playground's log
+/// ([`Event::describe`]). The end of the game is left out: the board under it says so.
+pub(crate) fn event_lines(v: &Variant, events: &[Event]) -> Vec<String> {
+    events.iter().filter(|e| !matches!(e, Event::Ended { .. })).map(|e| e.describe(v)).collect()
 }
 
 /// " +N" when a frozen piece returned after this action, for the move's text.

@@ -88,8 +88,26 @@ pub fn moves(v: Arc<Variant>, b: &BoardArgs, list: &[String]) -> Result<(), Fail
     Ok(())
 }
 
-pub fn replay(v: Arc<Variant>, b: &BoardArgs, list: &[String], json: bool) -> Result<(), Fail> {
-    let g = strikes(&game(&forge(v)?, b)?, list)?;
+pub fn replay(v: Arc<Variant>, b: &BoardArgs, list: &[String], json: bool, events: bool) -> Result<(), Fail> {
+    let start = game(&forge(v)?, b)?;
+    let g = if events {
+        // One strike at a time, each with its events in words (`varia play`'s line).
+        let mut g = start;
+        let list = list.iter().flat_map(|m| m.split(|c: char| c.is_whitespace() || c == ',')).filter(|m| !m.is_empty());
+        for (i, m) in list.enumerate() {
+            let at = |e: varia::solo::SoloError| Fail(format!("strike {} (`{m}`): {e}", i + 1));
+            let sq = g.forge().square(m).map_err(at)?;
+            g.strike(sq).map_err(at)?;
+            let v = &g.forge().variant;
+            println!("{}. {m}", i + 1);
+            for e in g.last_events().iter().filter(|e| !matches!(e, varia::solo::SoloEvent::Ended { .. })) {
+                println!("   {}", e.describe(v));
+            }
+        }
+        g
+    } else {
+        strikes(&start, list)?
+    };
     if json {
         println!("{}", serde_json::to_string_pretty(&g.snapshot())?);
     } else {

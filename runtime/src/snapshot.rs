@@ -14,6 +14,9 @@
 //! side's breakdown in tenths (`strike_points`, one key per run and sequence, `layer`,
 //! `total`, `chain`, `<run>_run`).
 //!
+//! A variant whose rules award points (a `score` hook, or `game:award` having scored)
+//! adds `"points": {"white": n, "black": n}`.
+//!
 //! Reading: with `history`, the game is replayed from `start` (so undo and repetition
 //! work as before), and the position fields, if present, must agree with the replay.
 //! Without it, the position comes from `pieces` and the other fields, or from `fen`.
@@ -66,6 +69,9 @@ impl Game {
         o.insert("history".into(), json!({"start": self.start_fen(), "moves": moves}));
         if let Some(score) = self.table_scores_json() {
             o.insert("score".into(), score);
+        }
+        if let Some(points) = self.points_json() {
+            o.insert("points".into(), points);
         }
         if v.combat.is_some()
             && let Some(Value::Array(pieces)) = o.get_mut("pieces")
@@ -145,6 +151,17 @@ impl Game {
         };
         agree(&variant, obj, &game, against)?;
         Ok(game)
+    }
+}
+
+impl Game {
+    /// `{"white": n, "black": n}` when the variant scores points ([`Game::points`]).
+    fn points_json(&self) -> Option<Value> {
+        self.points().map(Game::points_value)
+    }
+
+    fn points_value(scores: [i64; 2]) -> Value {
+        json!({"white": scores[0], "black": scores[1]})
     }
 }
 
@@ -234,6 +251,19 @@ fn agree(
                 }
             }
             "ply" | "events" if !replayed => {}
+            "points" => {
+                // Points come from the moves played, so only a history can rebuild them.
+                let actual = Game::points_value(game.scores());
+                if *x != actual {
+                    let hint = if replayed { "" } else { " (points that the moves scored need `history`)" };
+                    return Err(SnapshotError::Mismatch {
+                        field: k.clone(),
+                        found: format!("{x}{hint}"),
+                        actual: actual.to_string(),
+                        against,
+                    });
+                }
+            }
             _ if POSITION.contains(&k.as_str()) => {}
             _ => match mine.get(k) {
                 Some(y) if y == x => {}

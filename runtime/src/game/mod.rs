@@ -232,6 +232,13 @@ impl Game {
         self.rules.scores
     }
 
+    /// Each side's points when the variant scores them: its hooks define `score`, or a
+    /// rule has awarded some. `None` for a game without points.
+    pub fn points(&self) -> Option<[i64; 2]> {
+        let scoring = self.variant.hooks.as_ref().is_some_and(|h| h.defines(crate::hooks::Hook::Score));
+        (scoring || self.rules.scores != [0, 0]).then_some(self.rules.scores)
+    }
+
     /// A value a rule keeps in the game (`game:set` in Lua).
     pub fn var(&self, name: &str) -> Option<&Var> {
         self.rules.vars.get(name)
@@ -317,19 +324,23 @@ impl Game {
 
     /// The actions played so far, in notation, with `+X` where a frozen piece returned.
     pub fn history_text(&self) -> Vec<String> {
-        self.history
-            .iter()
-            .map(|p| {
-                let mut t = self.format(&p.action);
-                for e in &p.events {
-                    if let Event::Returned { to, .. } = e {
-                        t.push('+');
-                        t.push(self.variant.kind(*to).letter);
-                    }
-                }
-                t
-            })
-            .collect()
+        self.history.iter().map(|p| self.played_text(&p.action, &p.events)).collect()
+    }
+
+    /// The last action played, as [`Game::history_text`] writes it.
+    pub fn last_action_text(&self) -> Option<String> {
+        self.history.last().map(|p| self.played_text(&p.action, &p.events))
+    }
+
+    fn played_text(&self, a: &Action, events: &[Event]) -> String {
+        let mut t = self.format(a);
+        for e in events {
+            if let Event::Returned { to, .. } = e {
+                t.push('+');
+                t.push(self.variant.kind(*to).letter);
+            }
+        }
+        t
     }
 
     /// An action as the history will write it: in notation, with `+X` for each frozen
