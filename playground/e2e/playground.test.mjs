@@ -4,7 +4,8 @@
 // (PLAYGROUND_DIR), so these tests may edit that folder's files.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -145,4 +146,45 @@ test('a saved change reloads the page, a broken save shows its error', async () 
   }
   await queenHp('4/4');
   await page.waitForSelector('#problems[hidden]', { state: 'attached', ...WAIT });
+});
+
+// README's screenshots: every variant the server plays, a few plies in, with the log.
+// They go to PLAYGROUND_SHOTS when it is set (docs/screenshots/, by
+// playground/e2e/screenshots.sh), else to a scratch folder; each must be a real PNG.
+test('every playable variant renders, and is photographed', async () => {
+  const shots = process.env.PLAYGROUND_SHOTS || mkdtempSync(join(tmpdir(), 'varia-shots-'));
+  const variants = await (await fetch(`${base}/api/variants`)).json();
+  const playable = variants.filter((v) => v.playable);
+  assert.ok(playable.length >= 3, `the server plays several variants: ${playable.map((v) => v.name)}`);
+  await page.setViewportSize({ width: 1000, height: 680 });
+  for (const v of playable) {
+    await open(`?variant=${v.name}`);
+    assert.equal(await page.locator('#board .square').count(), v.files * v.ranks, v.name);
+    // Chessception after an attack that leaves damage to show (the test above);
+    // every other variant two plies in: a middle piece of each side that can move, to
+    // its last target.
+    if (v.name === 'chessception') {
+      for (const [f, t] of [['e2', 'e4'], ['g8', 'f6'], ['e4', 'e5'], ['f6', 'd5'], ['c2', 'c4'], ['d7', 'd6'], ['c4', 'd5']]) {
+        await click(f, t);
+      }
+    }
+    for (let ply = 0; ply < 2 && v.name !== 'chessception'; ply++) {
+      const movable = await page.locator('#board .square.movable').evaluateAll((els) => els.map((e) => e.dataset.square));
+      if (movable.length === 0) break;
+      const from = movable[Math.floor(movable.length / 2)];
+      await square(from).click();
+      await page.waitForSelector('#board .target', WAIT);
+      const targets = await page.locator('#board .target').evaluateAll((els) => els.map((e) => e.dataset.square));
+      const plies = await page.locator('#log > li').count();
+      await square(targets[targets.length - 1]).click();
+      const chooser = page.locator('#chooser:not([hidden]) .choice');
+      if (await chooser.count()) await chooser.first().click();
+      await page.waitForFunction((n) => document.querySelectorAll('#log > li').length > n, plies, WAIT);
+    }
+    const file = join(shots, `${v.name}.png`);
+    await page.screenshot({ path: file });
+    const png = readFileSync(file);
+    assert.ok(png.length > 10000, `${v.name}: a screenshot of the page (${png.length} bytes)`);
+    assert.equal(png.subarray(1, 4).toString(), 'PNG', v.name);
+  }
 });
