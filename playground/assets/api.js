@@ -24,8 +24,10 @@ const game = (id) => `/api/games/${encodeURIComponent(id)}`;
 
 export const variants = () => call('GET', '/api/variants');
 export const status = () => call('GET', '/api/status');
-export const newGame = (variant, fen) => call('POST', '/api/games', fen ? { variant, fen } : { variant });
+export const newGame = (variant, fen, moves) =>
+  call('POST', '/api/games', { variant, ...(fen ? { fen } : {}), ...(moves ? { moves } : {}) });
 export const state = (id) => call('GET', game(id));
 export const targets = (id, from) => call('GET', `${game(id)}/targets?from=${encodeURIComponent(from)}`);
 export const play = (id, move) => call('POST', `${game(id)}/moves`, { move });
 export const undo = (id, plies = 1) => call('POST', `${game(id)}/undo`, { plies });
+export const ai = (id, level, seed = 0) => call('POST', `${game(id)}/ai`, { level, seed });

@@ -1,12 +1,32 @@
 // The page: a variant picker, a board to click, a chooser when one click means several
 // moves (promotions, landing choices), the event log in the runtime's words, undo and
-// new game, and live reload: it polls the server's rules version and refetches the game
-// when its variant's rules change, or shows the problems of a broken save.
+// new game, the control panel of `varia play` (who plays which side, the AI's level,
+// moves typed in, undo of up to 4 plies, copy and paste of the move list through the
+// clipboard, save and load in the browser's storage, reset), and live reload: it polls
+// the server's rules version and refetches the game when its variant's rules change, or
+// shows the problems of a broken save.
 import * as api from './api.js';
 import { render } from './board.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { game: null, picked: null, targets: [], version: null, variantVersion: null, variants: [] };
+const ui = {
+  game: null,
+  picked: null,
+  targets: [],
+  version: null,
+  variantVersion: null,
+  variants: [],
+  // The side(s) a person plays; the computer plays the others (`varia play --as`).
+  playAs: 'both',
+  thinking: false,
+};
+
+const human = (side) => ui.playAs === 'both' || ui.playAs === side;
+const saveKey = (variant) => `varia-playground-save:${variant}`;
+
+function panelNote(text) {
+  $('panel-note').textContent = text;
+}
 
 function showError(message) {
   const e = $('error');
@@ -78,11 +98,13 @@ async function move(text) {
     draw();
   } catch (e) {
     showError(e.message);
+    return;
   }
+  aiTurns();
 }
 
 async function click(square) {
-  if (!ui.game || ui.game.outcome) return;
+  if (!ui.game || ui.game.outcome || ui.thinking || !human(ui.game.to_move)) return;
   const target = ui.targets.find((t) => t.to === square);
   if (target) {
     if (target.moves.length === 1) return move(target.moves[0].move);
@@ -119,11 +141,11 @@ async function click(square) {
   draw();
 }
 
-async function newGame() {
+async function newGame(moves) {
   const name = $('variant').value;
   const fen = $('fen').value.trim();
   try {
-    const r = await api.newGame(name, fen || undefined);
+    const r = await api.newGame(name, fen || undefined, moves);
     ui.game = r.state;
     ui.picked = null;
     ui.targets = [];
@@ -131,11 +153,134 @@ async function newGame() {
     $('log').replaceChildren();
     $('reload-note').hidden = true;
     showError('');
-    log(`New game of ${r.state.title}`, []);
+    log(moves ? `${r.state.title}: ${r.state.ply} moves replayed` : `New game of ${r.state.title}`, []);
     localStorage.setItem('varia-playground-variant', name);
+    levels(name);
     draw();
   } catch (e) {
     showError(e.message);
+    return false;
+  }
+  aiTurns();
+  return true;
+}
+
+// The AI's levels of the variant, keeping the one picked where it has it.
+function levels(name) {
+  const v = ui.variants.find((x) => x.name === name);
+  const select = $('level');
+  const was = select.value || 'veteran';
+  select.replaceChildren();
+  for (const l of v?.levels || []) {
+    const o = document.createElement('option');
+    o.value = l;
+    o.textContent = l;
+    select.append(o);
+  }
+  const list = v?.levels || [];
+  select.value = list.includes(was) ? was : list.includes('veteran') ? 'veteran' : list[0] || '';
+}
+
+// The computer plays while it is its turn (one move at a time, so the page stays live).
+async function aiTurns() {
+  if (ui.thinking) return;
+  ui.thinking = true;
+  try {
+    let plies = 0;
+    while (ui.game && !ui.game.outcome && !human(ui.game.to_move) && plies < 400) {
+      const id = ui.game.id;
+      const r = await api.ai(id, $('level').value || undefined);
+      // A new game began meanwhile: that reply is stale; go on with the new game.
+      if (!ui.game || ui.game.id !== id) continue;
+      ui.game = r.state;
+      ui.picked = null;
+      ui.targets = [];
+      log(`${r.state.ply}. ${r.move} (${$('level').value})`, r.events);
+      draw();
+      plies++;
+    }
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    ui.thinking = false;
+  }
+}
+
+async function playTyped(e) {
+  e.preventDefault();
+  const text = $('move-text').value.trim();
+  if (!text || !ui.game) return;
+  if (!human(ui.game.to_move) && !ui.game.outcome) return showError("it is the AI's turn");
+  $('move-text').value = '';
+  await move(text);
+}
+
+async function takeBack() {
+  if (!ui.game || ui.thinking) return;
+  try {
+    const r = await api.undo(ui.game.id, 4);
+    ui.game = r.state;
+    ui.picked = null;
+    ui.targets = [];
+    closeChooser();
+    log(`Undo: ${r.undone} pl${r.undone === 1 ? 'y' : 'ies'} taken back`, []);
+    draw();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function copyMoves() {
+  if (!ui.game) return;
+  const text = ui.game.moves.join(' ');
+  try {
+    await navigator.clipboard.writeText(text);
+    panelNote(`copied ${ui.game.moves.length} moves to the clipboard`);
+  } catch (e) {
+    showError(`the clipboard refused: ${e.message}`);
+  }
+}
+
+async function pasteMoves() {
+  let text;
+  try {
+    text = await navigator.clipboard.readText();
+  } catch (e) {
+    return showError(`the clipboard refused: ${e.message}`);
+  }
+  if (!text.trim()) return panelNote('paste refused: the clipboard holds no moves; the current game is kept');
+  const n = text.trim().split(/[\s,]+/).length;
+  if (await newGame(text)) panelNote(`pasted ${n} moves: the game was replaced`);
+  else panelNote('paste refused; the current game is kept');
+}
+
+function save() {
+  if (!ui.game) return;
+  const slot = { fen: $('fen').value.trim(), moves: ui.game.moves.join(' '), playAs: ui.playAs, level: $('level').value };
+  localStorage.setItem(saveKey(ui.game.variant), JSON.stringify(slot));
+  panelNote(`saved ${ui.game.moves.length} moves of ${ui.game.variant} in this browser`);
+}
+
+async function load() {
+  const name = $('variant').value;
+  let slot;
+  try {
+    slot = JSON.parse(localStorage.getItem(saveKey(name)) || 'null');
+  } catch {
+    slot = null;
+  }
+  if (!slot || typeof slot.moves !== 'string') return panelNote(`nothing saved for ${name} in this browser`);
+  const keep = { fen: $('fen').value, playAs: ui.playAs };
+  $('fen').value = slot.fen || '';
+  ui.playAs = ['white', 'black', 'both', 'none'].includes(slot.playAs) ? slot.playAs : 'both';
+  $('play-as').value = ui.playAs;
+  if (slot.level) $('level').value = slot.level;
+  if (await newGame(slot.moves || undefined)) panelNote(`loaded the saved game (you play ${ui.playAs})`);
+  else {
+    $('fen').value = keep.fen;
+    ui.playAs = keep.playAs;
+    $('play-as').value = ui.playAs;
+    panelNote('load refused; the current game is kept');
   }
 }
 
@@ -196,7 +341,19 @@ async function poll() {
 }
 
 async function start() {
-  $('new-game').addEventListener('click', newGame);
+  $('new-game').addEventListener('click', () => newGame());
+  $('reset').addEventListener('click', () => newGame());
+  $('panel').addEventListener('submit', playTyped);
+  $('take-back').addEventListener('click', takeBack);
+  $('copy').addEventListener('click', copyMoves);
+  $('paste').addEventListener('click', pasteMoves);
+  $('save').addEventListener('click', save);
+  $('load').addEventListener('click', load);
+  $('play-as').addEventListener('change', () => {
+    ui.playAs = $('play-as').value;
+    panelNote(`you play ${ui.playAs === 'none' ? 'neither side' : ui.playAs}`);
+    aiTurns();
+  });
   $('undo').addEventListener('click', undo);
   $('chooser-cancel').addEventListener('click', closeChooser);
   $('variant').addEventListener('change', () => {
@@ -221,6 +378,10 @@ async function start() {
   const playable = ui.variants.filter((v) => v.playable).map((v) => v.name);
   select.value = playable.includes(wanted) ? wanted : playable.includes('standard') ? 'standard' : playable[0];
   if (params.get('fen')) $('fen').value = params.get('fen');
+  if (['white', 'black', 'both', 'none'].includes(params.get('as'))) ui.playAs = params.get('as');
+  $('play-as').value = ui.playAs;
+  levels(select.value);
+  if (params.get('level')) $('level').value = params.get('level');
   await newGame();
   document.body.dataset.ready = 'true';
   poll();

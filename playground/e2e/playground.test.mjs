@@ -148,6 +148,72 @@ test('a saved change reloads the page, a broken save shows its error', async () 
   await page.waitForSelector('#problems[hidden]', { state: 'attached', ...WAIT });
 });
 
+
+test('the control panel: the computer answers at its level, moves can be typed', async () => {
+  await open('?variant=decachess&as=white&level=novice');
+  assert.equal(await page.locator('#play-as').inputValue(), 'white');
+  const levels = await page.locator('#level option').allInnerTexts();
+  assert.deepEqual(levels, ['novice', 'veteran', 'master']);
+  assert.equal(await page.locator('#level').inputValue(), 'novice');
+  // A typed move (SAN or from-to), then the computer's reply for black, in the log.
+  await page.fill('#move-text', 'e2-e5');
+  await page.click('#play-move');
+  await page.waitForFunction(() => document.querySelectorAll('#log > li').length >= 3, null, WAIT);
+  const log = await page.locator('#log > li').allInnerTexts();
+  assert.match(log[1], /^1\. e2-e5/);
+  assert.match(log[2], /^2\. \S+ \(novice\)/);
+  assert.equal(await page.locator('#status').innerText(), 'White to move');
+  // Clicking a black piece on white's turn does nothing: the computer plays black.
+  assert.equal(await page.locator('#board .picked').count(), 0);
+  // Watching: the computer plays both sides until it is switched back.
+  await page.selectOption('#play-as', 'none');
+  await page.waitForFunction(() => document.querySelectorAll('#log > li').length >= 5, null, WAIT);
+  await page.selectOption('#play-as', 'both');
+});
+
+test('the control panel: undo of up to 4 plies, copy, paste, save, load and reset', async () => {
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await open('?variant=standard');
+  for (const m of ['e4', 'e5', 'Nf3']) {
+    await page.fill('#move-text', m);
+    await page.click('#play-move');
+  }
+  await page.waitForFunction(() => document.querySelector('#moves').textContent === '1. e4 e5 2. Nf3', null, WAIT);
+  await page.click('#take-back');
+  await page.waitForFunction(() => document.querySelector('#moves').textContent === '', null, WAIT);
+  assert.match(await logText(), /Undo: 3 plies taken back/);
+  for (const m of ['d4', 'd5']) {
+    await page.fill('#move-text', m);
+    await page.click('#play-move');
+  }
+  await page.waitForFunction(() => document.querySelector('#moves').textContent === '1. d4 d5', null, WAIT);
+  // Copy writes the move list to the browser's clipboard.
+  await page.click('#copy');
+  await page.waitForFunction(() => /copied 2 moves/.test(document.querySelector('#panel-note').textContent), null, WAIT);
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'd2-d4 d7-d5');
+  // Save keeps the game in this browser; reset starts again; load brings it back.
+  await page.click('#save');
+  await page.click('#reset');
+  await page.waitForFunction(() => document.querySelector('#moves').textContent === '', null, WAIT);
+  await page.click('#load');
+  await page.waitForFunction(() => document.querySelector('#moves').textContent === '1. d4 d5', null, WAIT);
+  // Paste replaces the game with the clipboard's moves; a bad list keeps the game.
+  await page.evaluate(() => navigator.clipboard.writeText('c2-c4 e7-e6 b1-c3'));
+  await page.click('#paste');
+  await page.waitForFunction(() => document.querySelector('#moves').textContent === '1. c4 e6 2. Nc3', null, WAIT);
+  assert.match(await page.locator('#panel-note').innerText(), /pasted 3 moves/);
+  await page.evaluate(() => navigator.clipboard.writeText('e2-e4 e2-e4'));
+  await page.click('#paste');
+  await page.waitForSelector('#error:not([hidden])', WAIT);
+  assert.match(await page.locator('#error').innerText(), /the moves do not replay: move 2 \(`e2-e4`\)/);
+  assert.equal(await page.locator('#moves').innerText(), '1. c4 e6 2. Nc3', 'the current game is kept');
+  // Nothing saved for a variant: said so, nothing changes.
+  await open('?variant=decachess');
+  await page.evaluate(() => localStorage.removeItem('varia-playground-save:decachess'));
+  await page.click('#load');
+  await page.waitForFunction(() => /nothing saved for decachess/.test(document.querySelector('#panel-note').textContent), null, WAIT);
+});
+
 // README's screenshots: every variant the server plays, a few plies in, with the log.
 // They go to PLAYGROUND_SHOTS when it is set (docs/screenshots/, by
 // playground/e2e/screenshots.sh), else to a scratch folder; each must be a real PNG.

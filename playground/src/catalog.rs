@@ -164,6 +164,9 @@ impl Catalog {
                     "ranks": v.geometry.ranks,
                     "origin": origin(&e.reloader),
                     "watched": e.reloader.files().iter().map(|p| shown(p)).collect::<Vec<_>>(),
+                    "levels": varia::search::AiConfig::from_variant(&v)
+                        .map(|c| c.levels.into_iter().map(|(name, _)| name).collect::<Vec<_>>())
+                        .unwrap_or_default(),
                     "version": e.version,
                     "problems": problems_json(&e.problems),
                 })

@@ -23,6 +23,9 @@ pub enum Error {
     /// A move the rules refuse; the game is unchanged.
     #[error("move `{text}`: {why}")]
     Refused { text: String, why: String },
+    /// A new game's moves (pasted or loaded) that do not replay; no game is made.
+    #[error("the moves do not replay: {why}")]
+    MovesRefused { why: String },
     /// A hook failed while the legal actions were listed.
     #[error("{message}")]
     Rules { message: String },
@@ -48,7 +51,7 @@ impl Error {
     pub fn status(&self) -> u16 {
         match self {
             Error::UnknownVariant { .. } | Error::UnknownGame { .. } => 404,
-            Error::NotPlayable { .. } | Error::Refused { .. } | Error::Rules { .. } => 422,
+            Error::NotPlayable { .. } | Error::Refused { .. } | Error::MovesRefused { .. } | Error::Rules { .. } => 422,
             Error::BadFen { .. } | Error::BadSquare { .. } | Error::BadJson { .. } | Error::BadRequest { .. } => 400,
             Error::TooLarge { .. } => 413,
             Error::IdsExhausted => 503,

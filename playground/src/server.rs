@@ -20,7 +20,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::time::Instant;
+
 use varia::Game;
+use varia::search::{AiError, Clock};
 
 use crate::assets;
 use crate::catalog::Catalog;
@@ -145,6 +148,10 @@ struct NewGame {
     variant: String,
     #[serde(default)]
     fen: Option<String>,
+    /// Moves to play from the start, separated by spaces (a pasted or saved game): the
+    /// game is made only if every one is legal.
+    #[serde(default)]
+    moves: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -159,6 +166,16 @@ struct MoveBody {
 struct UndoBody {
     #[serde(default)]
     plies: Option<usize>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct AiBody {
+    /// A level of the variant's `[ai]` (default: veteran, as `varia play`).
+    #[serde(default)]
+    level: Option<String>,
+    #[serde(default)]
+    seed: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -191,6 +208,12 @@ async fn new_game(State(app): State<Shared>, body: Result<Bytes, BytesRejection>
         let game = match &req.fen {
             Some(f) => Game::from_fen(variant, f).map_err(|e| Error::BadFen { message: e.to_string() })?,
             None => Game::new(variant),
+        };
+        let game = match &req.moves {
+            Some(m) if !m.trim().is_empty() => {
+                game.then_moves(m).map_err(|e| Error::MovesRefused { why: e.to_string() })?
+            }
+            _ => game,
         };
         let mut games = app.games();
         let id = games.insert(&req.variant, game)?;
@@ -232,6 +255,49 @@ async fn play(
             let events = g.play(&req.text).map_err(|e| Error::Refused { text: clip(&req.text), why: e.to_string() })?;
             let events = view::events_json(g.variant(), &events);
             Ok(json!({ "events": events, "state": view::state_json(&id, g, version, note)? }))
+        })
+    })
+    .await?;
+    Ok(axum::Json(out).into_response())
+}
+
+/// The computer's move for the side to move, at a level of the variant's `[ai]`, played;
+/// searched on the level's own time budget, seeded by the request (default 0) and the ply
+/// as `varia play` seeds it.
+async fn ai_move(
+    State(app): State<Shared>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let req: AiBody = if bytes.iter().all(u8::is_ascii_whitespace) { AiBody::default() } else { parse(&bytes)? };
+        let level = req.level.unwrap_or_else(|| "veteran".into());
+        app.with_game(&id, |g, version, note| {
+            if let Some(o) = g.outcome() {
+                return Err(Error::Refused {
+                    text: "the computer's move".into(),
+                    why: format!("the game is over: {}", o.describe()),
+                });
+            }
+            let seed = req.seed.unwrap_or(0).wrapping_add(g.ply() as u64);
+            let found = g.best_action(&level, seed, Clock::Budget(Instant::now())).map_err(|e| match e {
+                AiError::UnknownLevel(why) => Error::BadRequest { message: why },
+                other => Error::Rules { message: other.to_string() },
+            })?;
+            let text = g.action_text(&found.action);
+            let san = g.san(&found.action);
+            let events = g.apply(found.action).map_err(|e| Error::Rules { message: e.to_string() })?;
+            let events = view::events_json(g.variant(), &events);
+            Ok(json!({
+                "move": text,
+                "san": san,
+                "depth": found.depth,
+                "nodes": found.nodes,
+                "events": events,
+                "state": view::state_json(&id, g, version, note)?,
+            }))
         })
     })
     .await?;
@@ -328,6 +394,7 @@ pub fn router(app: Shared) -> Router {
         .route("/games/{id}/targets", get(targets))
         .route("/games/{id}/moves", post(play))
         .route("/games/{id}/undo", post(undo))
+        .route("/games/{id}/ai", post(ai_move))
         .fallback(api_not_found)
         .method_not_allowed_fallback(not_allowed);
     Router::new()

@@ -476,3 +476,42 @@ fn the_page_and_its_modules_are_served_from_the_binary() {
         assert!(body.contains(needle), "{path}");
     }
 }
+
+#[test]
+fn the_computer_moves_at_a_level_the_variant_has() {
+    let s = start(named(&["standard"]));
+    let (_, list) = s.get("/api/variants");
+    assert_eq!(list[0]["levels"], json!(["novice", "veteran", "master"]));
+    // Mate in one for white (Ra1-a8#): every level that searches 2 plies finds it.
+    let (id, _) = s.new_game("standard", Some("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"));
+    let (status, r) = s.post(&format!("/api/games/{id}/ai"), json!({"level": "veteran", "seed": 3}));
+    assert_eq!(status, 200, "{r}");
+    assert_eq!((r["move"].as_str(), r["san"].as_str()), (Some("a1-a8"), Some("Ra8#")), "{r}");
+    assert_eq!(r["state"]["outcome"]["winner"], "white", "{r}");
+    assert_eq!(texts(&r["events"])[0], "white rook a1-a8");
+    // The game is over now: a 422 that says so.
+    let (status, r) = s.post(&format!("/api/games/{id}/ai"), json!({}));
+    assert_eq!(status, 422, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("the game is over"), "{r}");
+    // An unknown level is the client's error, with the levels listed; nothing is played.
+    let (id, _) = s.new_game("standard", None);
+    let (status, r) = s.post(&format!("/api/games/{id}/ai"), json!({"level": "grandmaster"}));
+    assert_eq!(status, 400, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("the levels are novice, veteran, master"), "{r}");
+    assert_eq!(s.get(&format!("/api/games/{id}")).1["ply"], 0);
+    let (status, _) = s.post(&format!("/api/games/{id}/ai"), json!({"level": 5}));
+    assert_eq!(status, 400);
+}
+
+#[test]
+fn a_new_game_replays_given_moves_or_is_not_made() {
+    let s = start(named(&["standard"]));
+    let (status, r) = s.post("/api/games", json!({"variant": "standard", "moves": "e2-e4 e7-e5 Nf3"}));
+    assert_eq!(status, 201, "{r}");
+    assert_eq!(r["state"]["moves"], json!(["e2-e4", "e7-e5", "g1-f3"]));
+    assert_eq!(r["state"]["san"], json!(["e4", "e5", "Nf3"]));
+    let (status, r) = s.post("/api/games", json!({"variant": "standard", "moves": "e2-e4 e2-e4"}));
+    assert_eq!(status, 422, "{r}");
+    let why = r["error"].as_str().unwrap();
+    assert!(why.starts_with("the moves do not replay: move 2 (`e2-e4`)"), "{why}");
+}
