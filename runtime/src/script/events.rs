@@ -206,9 +206,8 @@ mod tests {
         return dump
     "#;
 
-    fn every_event() -> Vec<Event> {
+    fn every_event(q: KindId, p: KindId) -> Vec<Event> {
         let (w, b) = (Side::White, Side::Black);
-        let (q, p) = (KindId(1), KindId(5));
         let (e4, d5) = (Square(28), Square(35));
         vec![
             Event::Moved { side: w, kind: q, from: e4, to: d5 },
@@ -264,7 +263,8 @@ mod tests {
         let lua = Lua::new();
         let names = Names::new(&lua, &v).unwrap();
         let dump: mlua::Function = lua.load(DUMP).eval().unwrap();
-        let events = every_event();
+        let kind = |name: &str| v.kind_named(name).unwrap();
+        let events = every_event(kind("queen"), kind("pawn"));
         let direct = table(&lua, &names, &v, &events).unwrap();
         let via_json = lua.create_table().unwrap();
         for (i, e) in events.iter().enumerate() {
