@@ -270,10 +270,10 @@ mod tests {
         for (i, e) in events.iter().enumerate() {
             via_json.raw_set(i + 1, json_to_lua(&lua, &e.to_json(&v)).unwrap()).unwrap();
         }
-        for i in 1..=events.len() {
-            let a: String = dump.call(direct.raw_get::<Value>(i).unwrap()).unwrap();
-            let b: String = dump.call(via_json.raw_get::<Value>(i).unwrap()).unwrap();
-            assert_eq!(a, b, "event {i}: {:?}", events[i - 1]);
+        for (i, e) in events.iter().enumerate() {
+            let a: String = dump.call(direct.raw_get::<Value>(i + 1).unwrap()).unwrap();
+            let b: String = dump.call(via_json.raw_get::<Value>(i + 1).unwrap()).unwrap();
+            assert_eq!(a, b, "event {}: {e:?}", i + 1);
         }
         // A hand-written check of one, so that both cannot be wrong together.
         let first: String = dump.call(direct.raw_get::<Value>(1).unwrap()).unwrap();
