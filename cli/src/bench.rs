@@ -40,7 +40,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "VARIA")]
     baseline: Option<String>,
     /// Only perft cases whose label contains this text (`solve`: only levels whose name
-    /// contains it).
+    /// contains it; `selfplay`: only the random playouts of variants whose name contains
+    /// it, for profiling).
     #[arg(long)]
     pub only: Option<String>,
     /// `solve`: the solo variant.
@@ -159,7 +160,7 @@ pub fn run(args: BenchArgs) -> Result<(), Fail> {
             "hooks" => hooks(&args)?,
             "load" => load(&args)?,
             "ai" => ai(&args)?,
-            "selfplay" => crate::bench_selfplay::run(args.runs)?,
+            "selfplay" => crate::bench_selfplay::run(args.runs, args.only.as_deref())?,
             "memory" => memory::memory(&args)?,
             "realm" => crate::bench_realm::run(args.runs, args.quick, !args.single_thread)?,
             "solve" => crate::bench_solve::run(&args)?,

@@ -9,7 +9,11 @@
 //!   plies per second;
 //! - novice-level games (the AI against itself, no clock) per second.
 //!
-//! One thread throughout: the figures are per core.
+//! One thread throughout: the figures are per core. With `--only NAME`, only the random
+//! playouts of the variants whose name contains NAME run (with python-chess beside
+//! standard chess), which is what a profiler is pointed at:
+//! `valgrind --tool=callgrind --toggle-collect='*bench_selfplay*lean*' varia bench selfplay
+//! --runs 1 --only chessception` counts the instructions of the lean path alone.
 
 use std::process::Command;
 use std::sync::Arc;
@@ -30,7 +34,9 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Random playouts on the lean path: (playouts, plies, seconds).
+/// Random playouts on the lean path: (playouts, plies, seconds). Never inlined, so that
+/// a profiler can count it alone.
+#[inline(never)]
 fn lean(v: &Arc<Variant>, playouts: u64, seed: u64) -> Result<(u64, u64, f64), Fail> {
     let mut rng = Rng::new(seed);
     let mut plies = 0u64;
@@ -52,6 +58,7 @@ fn lean(v: &Arc<Variant>, playouts: u64, seed: u64) -> Result<(u64, u64, f64), F
 }
 
 /// Random playouts through `Game::apply` and `legal_actions` (the full pipeline).
+#[inline(never)]
 fn full(v: &Arc<Variant>, playouts: u64, seed: u64) -> Result<(u64, u64, f64), Fail> {
     let mut rng = Rng::new(seed);
     let mut plies = 0u64;
@@ -116,13 +123,14 @@ fn row(label: &str, samples: &[(u64, u64, f64)]) -> (f64, f64) {
     (games, plies)
 }
 
-pub fn run(runs: usize) -> Result<(), Fail> {
+pub fn run(runs: usize, only: Option<&str>) -> Result<(), Fail> {
     let runs = runs.max(1);
+    let chosen = |name: &str| only.is_none_or(|o| name.contains(o));
     println!("{:<44} {:>12} {:>14} {:>10}", "random playouts (one core)", "games/s", "plies/s", "plies/game");
     // Standard chess against python-chess first, alternating in the same run.
     let standard = Variant::load("standard")?;
     let (mut ours, mut claim, mut noclaim) = (Vec::new(), Vec::new(), Vec::new());
-    for r in 0..runs as u64 {
+    for r in 0..runs as u64 * u64::from(chosen(&standard.name)) {
         ours.push(lean(&standard, 300, r + 1)?);
         if let Some(s) = python(8, r + 1, true) {
             claim.push(s);
@@ -131,10 +139,13 @@ pub fn run(runs: usize) -> Result<(), Fail> {
             noclaim.push(s);
         }
     }
-    let (_, varia_plies) = row("standard, varia (lean path)", &ours);
+    let varia_plies = if ours.is_empty() { 0.0 } else { row("standard, varia (lean path)", &ours).1 };
     for (label, samples) in
         [("standard, python-chess (same end rules)", &claim), ("standard, python-chess (is_game_over())", &noclaim)]
     {
+        if ours.is_empty() {
+            continue;
+        }
         if samples.is_empty() {
             println!("{label:<44} (skipped: python3 with the chess package not found)");
             continue;
@@ -150,7 +161,7 @@ pub fn run(runs: usize) -> Result<(), Fail> {
     let mut hooked = Vec::new();
     for found in known_variants() {
         let v = Variant::load_origin(&found.origin, &[])?;
-        if v.turns != TurnModel::Alternate {
+        if v.turns != TurnModel::Alternate || !chosen(&v.name) {
             continue;
         }
         let mut cases = vec![("", v.clone())];
@@ -173,6 +184,9 @@ pub fn run(runs: usize) -> Result<(), Fail> {
     }
     for (name, r) in hooked {
         println!("{name}: the hooked lean path is {r:.1}× slower than the unhooked one (target: at most 2×)");
+    }
+    if only.is_some() {
+        return Ok(());
     }
     println!();
     println!(

@@ -5,7 +5,7 @@
 
 use varia::rng::Rng;
 use varia::variant::{TurnModel, known_variants};
-use varia::{Game, Playout, Variant};
+use varia::{Game, Playout, RuleError, Variant};
 
 const GAMES: u64 = 12;
 const MAX_PLIES: usize = 1500;
@@ -31,6 +31,7 @@ fn compare(v: &std::sync::Arc<Variant>, seed: u64) -> (usize, bool) {
         assert_eq!(g.hash(), full.hash(), "{} seed {seed} ply {ply}: hash", v.name);
         assert_eq!(g.fen(), full.fen(), "{} seed {seed} ply {ply}: position", v.name);
         assert_eq!(g.scores(), full.scores(), "{} seed {seed} ply {ply}: scores", v.name);
+        assert_eq!(g.vars(), full.vars(), "{} seed {seed} ply {ply}: the hooks' variables", v.name);
         assert_eq!(lean.ply(), full.ply());
     }
     (MAX_PLIES, full.outcome().is_some())
@@ -95,4 +96,118 @@ fn fools_mate_ends_the_playout_with_the_same_outcome() {
     assert_eq!(o.reason, varia::Reason::Checkmate);
     assert!(p.legal().is_empty());
     assert!(matches!(p.apply(0), Err(varia::RuleError::GameOver(_))));
+}
+
+/// A fixed number of random playouts on the lean path, for a profiler (not a test:
+/// nothing is timed or asserted). `VARIA_PROBE=VARIANT,PLAYOUTS[,bare]` (`bare`: with
+/// the hooks left out), e.g. `valgrind --tool=callgrind --toggle-collect='*probe_playouts*'
+/// target/debug/deps/playout-… --ignored probe --exact`; it prints the plies played.
+#[test]
+#[ignore]
+fn probe() {
+    let spec = std::env::var("VARIA_PROBE").unwrap_or_else(|_| "standard,100".into());
+    let mut parts = spec.split(',');
+    let name = parts.next().unwrap_or("standard");
+    let playouts: u64 = parts.next().and_then(|n| n.parse().ok()).unwrap_or(100);
+    let mut v = Variant::load(name).unwrap();
+    if parts.next() == Some("bare") {
+        v = v.without_hooks();
+    }
+    let plies = probe_playouts(&v, playouts);
+    println!("{name}: {playouts} playouts, {plies} plies");
+}
+
+#[inline(never)]
+fn probe_playouts(v: &std::sync::Arc<Variant>, playouts: u64) -> u64 {
+    let mut rng = Rng::new(1);
+    let mut plies = 0u64;
+    for _ in 0..playouts {
+        let mut p = Playout::new(Game::new(v.clone())).unwrap();
+        while p.outcome().is_none() && p.ply() < 2000 && !p.legal().is_empty() {
+            p.apply(rng.below(p.legal().len() as u64) as usize).unwrap();
+            plies += 1;
+        }
+    }
+    plies
+}
+
+/// A variant folder extending standard chess with `rules` as its rules.lua.
+fn with_rules(rules: &str) -> std::sync::Arc<Variant> {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("varia-playout-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n").unwrap();
+    std::fs::write(dir.join("rules.lua"), rules).unwrap();
+    Variant::load(dir.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn an_on_turn_end_hook_sees_the_same_ply_and_events_on_both_paths() {
+    // The hook writes down what it saw: the ply, and every event with its fields in the
+    // order `pairs` gives them.
+    let v = with_rules(
+        r#"
+        local function dump(t)
+          if type(t) ~= "table" then return tostring(t) end
+          local out = {}
+          for k, x in pairs(t) do out[#out + 1] = tostring(k) .. "=" .. dump(x) end
+          return "{" .. table.concat(out, ",") .. "}"
+        end
+        function on_turn_end(game)
+          local seen = {tostring(game:ply())}
+          for _, e in ipairs(game:events()) do seen[#seen + 1] = dump(e) end
+          game:set("seen", table.concat(seen, ";"))
+        end
+        "#,
+    );
+    for seed in 1..=4 {
+        let (plies, _) = compare(&v, seed);
+        assert!(plies > 0);
+    }
+    // And what it saw is right: after 1. e4 the hook was called at ply 0 with one move.
+    let mut p = Playout::new(Game::new(v.clone())).unwrap();
+    let e4 = p.game().parse_action("e2-e4").unwrap();
+    p.apply_action(e4).unwrap();
+    let seen = match p.game().var("seen") {
+        Some(varia::hooks::Var::Text(t)) => t.to_string(),
+        other => panic!("{other:?}"),
+    };
+    assert!(seen.starts_with("0;{"), "{seen}");
+    for part in ["event=moved", "from=e2", "to=e4", "kind=pawn", "side=white"] {
+        assert!(seen.contains(part), "{seen} lacks {part}");
+    }
+    assert_eq!(seen.matches('{').count(), 1, "one event: {seen}");
+}
+
+#[test]
+fn a_failing_hook_leaves_the_playout_as_it_was() {
+    // The fourth action fails in on_turn_end: the playout is unchanged, and stays so.
+    let v = with_rules(
+        r#"
+        function on_turn_end(game)
+          if game:ply() == 3 then error("no fourth move") end
+          game:set("last", game:ply())
+        end
+        "#,
+    );
+    let mut p = Playout::new(Game::new(v)).unwrap();
+    for _ in 0..3 {
+        p.apply(0).unwrap();
+    }
+    let (fen, legal, ply) = (p.game().fen(), p.legal().to_vec(), p.ply());
+    assert_eq!(ply, 3);
+    assert_eq!(p.game().var("last"), Some(&varia::hooks::Var::Int(2)));
+    for _ in 0..2 {
+        match p.apply(0) {
+            Err(RuleError::Script(e)) => assert!(e.message.contains("no fourth move"), "{}", e.message),
+            other => panic!("expected the hook's error, got {other:?}"),
+        }
+        assert_eq!(p.game().fen(), fen);
+        assert_eq!(p.legal(), &legal[..]);
+        assert_eq!(p.ply(), 3);
+        assert_eq!(p.game().ply(), 3);
+        assert_eq!(p.game().var("last"), Some(&varia::hooks::Var::Int(2)));
+    }
 }

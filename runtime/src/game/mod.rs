@@ -521,10 +521,18 @@ impl Game {
     /// Decides whether the game has ended: an outcome a hook declared, then the core's
     /// rules (no legal move, draws), then the `check_outcome` hook.
     fn judge(&self) -> Result<Option<Outcome>, ScriptError> {
+        self.judge_listing(&mut Vec::new())
+    }
+
+    /// [`Game::judge`], keeping in `legal` (empty on entry) the legal actions it listed
+    /// (none when a hook had declared the end), so that a playout need not list them
+    /// again.
+    fn judge_listing(&self, legal: &mut Vec<Action>) -> Result<Option<Outcome>, ScriptError> {
         if let Some(o) = &self.rules.declared {
             return Ok(Some(o.clone()));
         }
-        let no_moves = self.actions()?.is_empty();
+        *legal = self.actions()?;
+        let no_moves = legal.is_empty();
         let core = self.judge_core(no_moves);
         if let Some(h) = self.variant.hooks.clone()
             && h.defines(Hook::CheckOutcome)

@@ -175,10 +175,18 @@ impl Game {
 
     /// Runs the pipeline for an action known to be legal. On error, restores everything.
     pub(crate) fn apply_unchecked(&mut self, action: Action) -> Result<Vec<Event>, RuleError> {
+        self.apply_listing(action, &mut Vec::new())
+    }
+
+    /// [`Game::apply_unchecked`], leaving in `legal` the legal actions after it (as
+    /// [`Game::try_legal_actions`] lists them) when the judgement listed them, or
+    /// nothing (a hook ended the game); on error `legal` holds nothing useful.
+    pub(super) fn apply_listing(&mut self, action: Action, legal: &mut Vec<Action>) -> Result<Vec<Event>, RuleError> {
         let before = Saved { core: self.core.boxed(), rules: self.rules.clone(), outcome: self.outcome.clone() };
         let hashes = self.hashes.len();
         let mut events = Vec::new();
-        match self.pipeline(action, &mut events) {
+        legal.clear();
+        match self.pipeline(action, &mut events, legal) {
             Ok(()) => {
                 self.history.push(Arc::new(Ply { before, action, events: events.clone() }));
                 self.last_events = events.clone();
@@ -193,10 +201,15 @@ impl Game {
         }
     }
 
-    fn pipeline(&mut self, action: Action, events: &mut Vec<Event>) -> Result<(), RuleError> {
+    fn pipeline(&mut self, action: Action, events: &mut Vec<Event>, legal: &mut Vec<Action>) -> Result<(), RuleError> {
         let hooks = self.variant.hooks.clone();
         let defines = |k: Hook| hooks.as_ref().is_some_and(|h| h.defines(k));
-        let text = self.format(&action);
+        // The action's text is written only for the hooks that take it (and for an
+        // error's message): a playout of a variant with `on_turn_end` alone never needs it.
+        let wants_text = [Hook::BeforeAction, Hook::AfterAction, Hook::Score].into_iter().any(defines)
+            || self.variant.scoring.is_some();
+        let text = if wants_text { self.format(&action) } else { String::new() };
+        let named = |g: &Game| if text.is_empty() { g.format(&action) } else { text.clone() };
         let mover = self.core.to_move();
         self.rules.declared = None;
 
@@ -204,11 +217,11 @@ impl Game {
             let h = hooks.as_deref().unwrap();
             let veto = h.before_action(&mut HookGame::new(self, events), &text).map_err(RuleError::Script)?;
             if let Some(why) = veto {
-                return Err(RuleError::Illegal { action: text, why });
+                return Err(RuleError::Illegal { action: named(&*self), why });
             }
             if !events.is_empty() && !self.actions().map_err(RuleError::Script)?.contains(&action) {
                 return Err(RuleError::Illegal {
-                    action: text,
+                    action: named(&*self),
                     why: "before_action changed the board so that it is no longer legal".into(),
                 });
             }
@@ -277,13 +290,13 @@ impl Game {
         // position, and its FEN would not read back.
         if self.variant.rules.check && self.core.opponent_in_check() {
             return Err(RuleError::Illegal {
-                action: text,
+                action: named(&*self),
                 why: format!("with the rules' commands it leaves {mover}'s royal piece attacked"),
             });
         }
         self.score_action(mover, acting, &text, events)?;
         self.hashes.push(self.core.hash());
-        let outcome = self.judge().map_err(RuleError::Script)?;
+        let outcome = self.judge_listing(legal).map_err(RuleError::Script)?;
         if let Some(o) = &outcome {
             events.push(Event::Ended { outcome: o.clone() });
         }

@@ -9,7 +9,8 @@
 //! three times (the caller's list, `apply`'s legality check, the judgement), and left
 //! in the generator's order. With
 //! hooks, every action goes through the whole pipeline (hooks read the events, the ply
-//! and the history), and only the repeated listings are saved. Either way the positions,
+//! and the history), and only the repeated listings are saved (the judgement's listing
+//! is kept as the next legal list, sorted as `legal_actions` sorts it). Either way the positions,
 //! the legal lists and the outcomes equal the full path's (tests/playout.rs).
 
 use super::*;
@@ -20,6 +21,8 @@ use crate::search::Evaluator;
 pub struct Playout {
     game: Game,
     legal: Vec<Action>,
+    /// With hooks, the list the next judgement fills (swapped with `legal` on success).
+    next: Vec<Action>,
     events: Vec<Event>,
     plies: usize,
     hooked: bool,
@@ -39,7 +42,7 @@ impl Playout {
         let v = &game.variant;
         let needs_events = v.draws.royal_repeat.is_some() || v.scoring.is_some();
         let plies = game.ply();
-        Ok(Playout { game, legal, events: Vec::new(), plies, hooked, needs_events, evaluator: None })
+        Ok(Playout { game, legal, next: Vec::new(), events: Vec::new(), plies, hooked, needs_events, evaluator: None })
     }
 
     /// The legal actions now (none once it is over): the same actions as
@@ -77,8 +80,13 @@ impl Playout {
             });
         };
         if self.hooked {
-            self.game.apply_unchecked(action)?;
-            self.legal = self.game.try_legal_actions()?;
+            // The judgement's listing is the next one (sorted, through `filter_actions`);
+            // on an error the game is as it was, and so are its legal actions.
+            self.game.apply_listing(action, &mut self.next)?;
+            std::mem::swap(&mut self.legal, &mut self.next);
+            if self.game.outcome.is_some() {
+                self.legal.clear();
+            }
         } else {
             self.step(action)?;
         }

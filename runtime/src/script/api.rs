@@ -94,7 +94,7 @@ pub(crate) fn outcome(result: &str, reason: Option<&str>) -> Result<Outcome, Str
 }
 
 /// JSON (an event) as a Lua value: objects become tables, arrays sequences.
-fn json_to_lua(lua: &Lua, v: &serde_json::Value) -> mlua::Result<Value> {
+pub(super) fn json_to_lua(lua: &Lua, v: &serde_json::Value) -> mlua::Result<Value> {
     Ok(match v {
         serde_json::Value::Null => Value::Nil,
         serde_json::Value::Bool(b) => Value::Boolean(*b),
@@ -274,13 +274,7 @@ impl UserData for GameObject {
             })
         });
         m.add_method("events", |lua, this, ()| {
-            let list =
-                with_game(lua, this, |g| Ok(g.events().iter().map(|e| e.to_json(g.variant())).collect::<Vec<_>>()))?;
-            let t = lua.create_table_with_capacity(list.len(), 0)?;
-            for (i, e) in list.iter().enumerate() {
-                t.raw_set(i + 1, json_to_lua(lua, e)?)?;
-            }
-            Ok(t)
+            with_game(lua, this, |g| Ok(super::events::table(lua, &this.names, g.variant(), g.events())))?
         });
         m.add_method("hp", |lua, this, sq: String| {
             with_game(lua, this, |g| {

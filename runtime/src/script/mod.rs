@@ -19,6 +19,7 @@
 //! The `game` object (first argument of every hook) is documented in `scripts/README.md`.
 
 mod api;
+mod events;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
