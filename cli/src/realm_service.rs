@@ -1,6 +1,6 @@
-//! `varia realm new | join | order | show | advance | serve`: a realm kept in a
-//! database (a SQLite file, or `postgres://…#schema`), each command a thin call into
-//! `varia_realm::Service`. `--at SECONDS` pins the clock (Unix time, UTC) for scripts
+//! `varia realm new | join | order | show | advance | chat | mayor | transfer | serve`:
+//! a realm kept in a database (a SQLite file, or `postgres://…#schema`), each command
+//! a thin call into `varia_realm::Service`. `--at SECONDS` pins the clock (Unix time, UTC) for scripts
 //! and tests; without it the machine's clock is used.
 
 use std::net::SocketAddr;
@@ -86,6 +86,44 @@ pub enum ServiceCommand {
         #[arg(long, value_name = "TEXT")]
         post: Option<String>,
     },
+    /// A city's crown menu, for its mayor (CA-21..23): shows the mayor vault and the
+    /// cooldowns, or renames the city, sets its message of the day, or gives pieces
+    /// from the mayor vault (at most 2 to one player per round).
+    Mayor {
+        #[command(flatten)]
+        db: DbArgs,
+        #[arg(long)]
+        token: String,
+        /// The city, by its current name.
+        #[arg(long)]
+        city: String,
+        /// Rename the city (the same mayor waits 7 days between renames).
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["motd", "donate"])]
+        rename: Option<String>,
+        /// Set the message of the day (once per 24 hours).
+        #[arg(long, value_name = "TEXT", conflicts_with = "donate")]
+        motd: Option<String>,
+        /// Give pieces from the mayor vault to this player's vault.
+        #[arg(long, value_name = "PLAYER")]
+        donate: Option<String>,
+        /// How many pieces to give (1 or 2).
+        #[arg(long, default_value_t = 1, requires = "donate")]
+        count: i64,
+        /// The kind to give, by letter.
+        #[arg(long, default_value = "Q", requires = "donate")]
+        kind: String,
+    },
+    /// Send a queen from your home city along a road to a linked city (CA-19, CA-20:
+    /// five vault queens; it arrives after the next resolution), or list your transfers.
+    Transfer {
+        #[command(flatten)]
+        db: DbArgs,
+        #[arg(long)]
+        token: String,
+        /// The destination city; without it, your transfers are listed.
+        #[arg(long, value_name = "CITY")]
+        to: Option<String>,
+    },
     /// Serve the realm's HTTP/JSON API (127.0.0.1 unless told otherwise).
     Serve {
         #[arg(long, value_name = "PATH|URL")]
@@ -151,6 +189,37 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
                     t.sectors,
                     t.cities
                 );
+            }
+        }
+        ServiceCommand::Mayor { db, token, city, rename, motd, donate, count, kind } => {
+            let mut s = open(&db)?;
+            if let Some(name) = rename {
+                let c = s.rename_city(&token, &city, &name)?;
+                println!("{city} is now called {}", c.name);
+            } else if let Some(text) = motd {
+                let c = s.set_motd(&token, &city, &text)?;
+                println!("message of the day of {} set at {}", c.name, c.motd_at.unwrap_or_default());
+            } else if let Some(to) = donate {
+                let d = s.donate(&token, &city, &to, &kind, count)?;
+                println!(
+                    "gave {} {} from the mayor vault of {} to {} ({} this round)",
+                    d.count, d.kind, d.city, d.to, d.given_this_round
+                );
+            } else {
+                println!("{}", serde_json::to_string_pretty(&s.crown(&token, &city)?)?);
+            }
+        }
+        ServiceCommand::Transfer { db, token, to } => {
+            let mut s = open(&db)?;
+            match to {
+                Some(to) => {
+                    let t = s.transfer(&token, &to)?;
+                    println!(
+                        "transfer {}: a queen leaves {} for {}; it arrives after round {} resolves",
+                        t.id, t.from, t.to, t.round
+                    );
+                }
+                None => println!("{}", serde_json::to_string_pretty(&s.transfers(&token)?)?),
             }
         }
         ServiceCommand::Join { db, player } => {

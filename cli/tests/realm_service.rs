@@ -179,6 +179,48 @@ fn chat_posts_and_reads_with_the_logs_rights() {
 }
 
 #[test]
+fn the_mayor_commands_rename_set_the_message_and_refuse_a_non_mayor() {
+    // Caissa is boards [-1,-1]..[1,1]: alice and bob hold 3 each with 15 pieces; alice
+    // joined first and keeps the office on the tie (A-CA14).
+    let dir = scratch("mayor");
+    let cfg = dir.join("realm.toml");
+    std::fs::write(
+        &cfg,
+        "name = \"m\"\nround_hours = 6\n[[cities]]\nname = \"Caissa\"\nboards = [[-1, -1], [1, 1]]\n\
+         [[cities]]\nname = \"Philidor\"\nboards = [[3, -1], [4, 1]]\n[[roads]]\nbetween = [\"Caissa\", \"Philidor\"]\n",
+    )
+    .unwrap();
+    let db = dir.join("realm.db").display().to_string();
+    ok(&["realm", "new", "--config", cfg.to_str().unwrap(), "--db", &db, "--at", T0]);
+    let token = |p: &str| {
+        let out = ok(&["realm", "join", "--db", &db, "--player", p, "--at", T0]);
+        out.lines().find_map(|l| l.strip_prefix("token: ")).expect("a token line").to_string()
+    };
+    let (a, b) = (token("alice"), token("bob"));
+    let o = varia(&["realm", "mayor", "--db", &db, "--token", &b, "--city", "Caissa", "--at", T0]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("(the mayor is alice: most boards there, then pieces on them)")
+    );
+    let crown: serde_json::Value =
+        serde_json::from_str(&ok(&["realm", "mayor", "--db", &db, "--token", &a, "--city", "Caissa", "--at", T0]))
+            .unwrap();
+    assert_eq!((crown["mayor"].as_str(), crown["vault"].clone()), (Some("alice"), serde_json::json!({})));
+    let out = ok(&["realm", "mayor", "--db", &db, "--token", &a, "--city", "Caissa", "--rename", "Lasker", "--at", T0]);
+    assert_eq!(out, "Caissa is now called Lasker\n");
+    let out = ok(&["realm", "mayor", "--db", &db, "--token", &a, "--city", "Lasker", "--motd", "hello", "--at", T0]);
+    assert_eq!(out, format!("message of the day of Lasker set at {T0}\n"));
+    // Seven days less a second later: the same mayor waits one more second.
+    let o =
+        varia(&["realm", "mayor", "--db", &db, "--token", &a, "--city", "Lasker", "--rename", "M", "--at", "1604799"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("wait 1 more seconds (until 1604800)"));
+    let o = varia(&["realm", "transfer", "--db", &db, "--token", &a, "--to", "Philidor", "--at", T0]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nobody is present in Philidor"));
+    assert_eq!(ok(&["realm", "transfer", "--db", &db, "--token", &a, "--at", T0]), "[]\n");
+}
+
+#[test]
 fn an_order_killed_before_its_commit_is_lost_and_the_acknowledged_one_stands() {
     let dir = scratch("order-crash");
     for db in dbs(&dir, "order-crash") {

@@ -4,7 +4,8 @@
 //! included, with their sector and board counts. A sector's log (CA-24, A-CA15:
 //! `sector:SX,SY`, a square of `sector_boards` boards a side): read and written only
 //! while the reader has a piece standing in the sector; its card ranks the holders of
-//! its boards and pieces. Cities and their logs (CA-25) are not built yet. Each log
+//! its boards and pieces. A city's log (CA-25, `city:NAME`): everyone reads it; the top
+//! 20 real players of the city by boards there, then pieces on them, write. Each log
 //! keeps its newest [`KEEP_LINES`] lines, and a player posts at most once per
 //! [`PAUSE_SECONDS`] (across logs), enforced here with the service's clock.
 

@@ -63,6 +63,10 @@ pub enum Error {
     Forbidden { message: String },
     #[error("one post every {pause} seconds: wait {wait} more")]
     TooSoon { pause: i64, wait: i64 },
+    #[error("{what}: wait {wait} more seconds (until {until})")]
+    Cooldown { what: String, wait: i64, until: i64 },
+    #[error("{message}")]
+    Refused { message: String },
     #[error("{0}")]
     Json(#[from] serde_json::Error),
     #[error("{what}: {source}")]
@@ -77,8 +81,8 @@ impl Error {
             Error::Forbidden { .. } => 403,
             Error::NoSuchRound { .. } | Error::NoRealm { .. } | Error::NotFound { .. } => 404,
             Error::PlayerTaken { .. } | Error::DeadlinePassed { .. } | Error::WrongRound { .. } => 409,
-            Error::OrdersRefused { .. } | Error::Join(_) | Error::NoRoom { .. } => 422,
-            Error::TooSoon { .. } => 429,
+            Error::OrdersRefused { .. } | Error::Join(_) | Error::NoRoom { .. } | Error::Refused { .. } => 422,
+            Error::TooSoon { .. } | Error::Cooldown { .. } => 429,
             Error::BadPlayer { .. }
             | Error::BadRequest { .. }
             | Error::TooManyOrders { .. }

@@ -13,11 +13,13 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod error;
+pub mod mayor;
 pub mod server;
 pub mod service;
 pub mod simulate;
 pub mod store;
 pub mod token;
+pub mod transfer;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::RealmConfig;

@@ -199,10 +199,119 @@ async fn cities(State(s): State<Shared>, headers: HeaderMap) -> Result<Response,
     Ok(axum::Json(json!({ "cities": c })).into_response())
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RenameBody {
+    name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DonateBody {
+    to: String,
+    #[serde(default = "queen")]
+    kind: String,
+    count: i64,
+}
+
+fn queen() -> String {
+    crate::transfer::TRANSFER_KIND.to_string()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TransferBody {
+    to: String,
+}
+
+fn city_path(p: Result<Path<String>, PathRejection>) -> Result<String, Fail> {
+    p.map(|Path(c)| c).map_err(|_| fail(400, "bad city name in the path"))
+}
+
+async fn crown(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    city: Result<Path<String>, PathRejection>,
+) -> Result<Response, Fail> {
+    let t = bearer(&headers)?;
+    let city = city_path(city)?;
+    let c = with(&s, move |svc| svc.crown(&t, &city)).await?;
+    Ok(axum::Json(c).into_response())
+}
+
+/// A crown action: the token first (a stranger learns nothing), then the body.
+async fn crown_post<B: serde::de::DeserializeOwned + Send + 'static, T: serde::Serialize + Send + 'static>(
+    s: Shared,
+    headers: HeaderMap,
+    city: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+    f: impl FnOnce(&mut Service, &str, &str, B) -> Result<T, Error> + Send + 'static,
+) -> Result<Response, Fail> {
+    let t = bearer(&headers)?;
+    let city = city_path(city)?;
+    let bytes = body_bytes(body)?;
+    let r = with(&s, move |svc| {
+        svc.authenticate(&t)?;
+        let b: B = parse(&bytes)?;
+        f(svc, &t, &city, b)
+    })
+    .await?;
+    Ok(axum::Json(r).into_response())
+}
+
+async fn rename(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    city: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    crown_post(s, headers, city, body, |svc, t, c, b: RenameBody| svc.rename_city(t, c, &b.name)).await
+}
+
+async fn motd(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    city: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    crown_post(s, headers, city, body, |svc, t, c, b: ChatBody| svc.set_motd(t, c, &b.text)).await
+}
+
+async fn donate(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    city: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    crown_post(s, headers, city, body, |svc, t, c, b: DonateBody| svc.donate(t, c, &b.to, &b.kind, b.count)).await
+}
+
+async fn transfer_post(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    let t = bearer(&headers)?;
+    let bytes = body_bytes(body)?;
+    let r = with(&s, move |svc| {
+        svc.authenticate(&t)?;
+        let b: TransferBody = parse(&bytes)?;
+        svc.transfer(&t, &b.to)
+    })
+    .await?;
+    Ok((StatusCode::CREATED, axum::Json(r)).into_response())
+}
+
+async fn transfer_get(State(s): State<Shared>, headers: HeaderMap) -> Result<Response, Fail> {
+    let t = bearer(&headers)?;
+    let r = with(&s, move |svc| svc.transfers(&t)).await?;
+    Ok(axum::Json(json!({ "transfers": r })).into_response())
+}
+
 async fn not_found() -> Fail {
     fail(
         404,
-        "no such route; routes: POST /join, GET /world, GET|PUT /orders, GET /rounds/N, GET /cities, GET|POST /chat/world, GET|POST /chat/sector:SX,SY, GET|POST /chat/city:NAME",
+        "no such route; routes: POST /join, GET /world, GET|PUT /orders, GET /rounds/N, GET /cities, GET /cities/NAME/crown, POST /cities/NAME/rename|motd|donate, GET|POST /transfers, GET|POST /chat/world, GET|POST /chat/sector:SX,SY, GET|POST /chat/city:NAME",
     )
 }
 
@@ -224,6 +333,11 @@ fn router_shared(shared: Shared) -> Router {
         .route("/rounds/{n}", get(round))
         .route("/chat/{channel}", get(chat_get).post(chat_post))
         .route("/cities", get(cities))
+        .route("/cities/{city}/crown", get(crown))
+        .route("/cities/{city}/rename", post(rename))
+        .route("/cities/{city}/motd", post(motd))
+        .route("/cities/{city}/donate", post(donate))
+        .route("/transfers", post(transfer_post).get(transfer_get))
         .fallback(not_found)
         .method_not_allowed_fallback(not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))

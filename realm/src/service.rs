@@ -1,7 +1,9 @@
 //! The realm's service logic, over any [`Store`]: making a realm, joining it (a secret
 //! token, only its hash kept), orders until the deadline (validated by the rules'
 //! own validation; a refused list stores nothing), what a player may see, and the
-//! resolution of rounds that are due by the [`Clock`], each in one transaction.
+//! resolution of rounds that are due by the [`Clock`], each in one transaction — with,
+//! in that transaction, the round's queen transfers ([`crate::transfer::arrive`]) and the
+//! cities' elections ([`crate::mayor::update_mayors`]).
 //!
 //! Every call is one transaction: what it reports done is committed before it returns,
 //! and a call that fails changes nothing.
@@ -18,12 +20,13 @@ use varia::world::orders::{Order, Rejection, validate};
 use varia::world::state::{Realm, world_of};
 use varia::world::{BoardId, round};
 
+use crate::chat::Geometry;
 use crate::clock::Clock;
 use crate::config::{RealmConfig, next_deadline};
 use crate::db::{Lock, Mode, Store, Tx};
 use crate::error::Error;
 use crate::store::{self, Meta};
-use crate::token;
+use crate::{token, transfer};
 
 /// At most this many orders in one submission (a player has one per board).
 pub const MAX_ORDERS: usize = 10_000;
@@ -92,6 +95,10 @@ pub struct RoundRecord {
     pub seed: u64,
     pub orders: BTreeMap<String, Vec<serde_json::Value>>,
     pub output: serde_json::Value,
+    /// The five-queen transfers of the round and what became of them (public once
+    /// resolved, like the orders). `output.state` already holds their arrivals.
+    #[serde(default)]
+    pub transfers: Vec<crate::transfer::Transfer>,
 }
 
 /// A resolved round as one player may see it: the orders, verdicts and events are
@@ -104,6 +111,7 @@ pub struct RoundView {
     pub validation: serde_json::Value,
     pub events: serde_json::Value,
     pub vault_after: serde_json::Value,
+    pub transfers: Vec<crate::transfer::Transfer>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -136,7 +144,7 @@ fn check_player_name(p: &str) -> Result<(), Error> {
     if ok { Ok(()) } else { Err(Error::BadPlayer { player: p.chars().take(40).collect() }) }
 }
 
-fn parse_state(text: &str) -> Result<StateJson, Error> {
+pub(crate) fn parse_state(text: &str) -> Result<StateJson, Error> {
     serde_json::from_str(text).map_err(|e| Error::Corrupt { what: format!("the world's state: {e}") })
 }
 
@@ -234,7 +242,10 @@ impl Service {
         realm.time = state.time;
         let token = token::new_token(player)?;
         store::insert_player(tx.as_mut(), player, &token::hash(&token), now)?;
-        store::put_world(tx.as_mut(), round, &serde_json::to_string(&realm.to_json(&v))?)?;
+        let after = realm.to_json(&v);
+        let geo = Geometry { tile: rules.tile, sector_boards: meta.sector_boards };
+        crate::mayor::update_mayors(tx.as_mut(), &after, geo, now)?;
+        store::put_world(tx.as_mut(), round, &serde_json::to_string(&after)?)?;
         tx.commit()?;
         Ok(Joined {
             player: player.to_string(),
@@ -320,6 +331,7 @@ impl Service {
             validation: out["validation"].clone(),
             events: out["events"].clone(),
             vault_after: out["state"]["vaults"][&player].clone(),
+            transfers: rec.transfers.clone(),
         })
     }
 
@@ -373,10 +385,15 @@ impl Service {
             orders.insert(p, list);
         }
         let seed = round_seed(meta.seed, round);
-        let out: OutputJson = round::resolve_json(&v, &state, &orders, seed)?;
+        let mut out: OutputJson = round::resolve_json(&v, &state, &orders, seed)?;
+        let rules = world_of(&v)?;
+        let geo = Geometry { tile: rules.tile, sector_boards: meta.sector_boards };
+        // Queens cross after the resolution (CA-20); then the cities elect (CA-21).
+        let transfers = transfer::arrive(tx.as_mut(), &mut out.state, round, meta.seed, geo, rules.reserve.cap)?;
+        crate::mayor::update_mayors(tx.as_mut(), &out.state, geo, at)?;
         let next = next_deadline(at, meta.round_hours);
         let events = out.events.len();
-        let rec = RoundRecord { round, resolved_at: at, seed, orders, output: serde_json::to_value(&out)? };
+        let rec = RoundRecord { round, resolved_at: at, seed, orders, output: serde_json::to_value(&out)?, transfers };
         store::put_world(tx.as_mut(), out.state.round, &serde_json::to_string(&out.state)?)?;
         store::put_result(tx.as_mut(), round, at, &serde_json::to_string(&rec)?)?;
         store::set_deadline(tx.as_mut(), next)?;

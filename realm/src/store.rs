@@ -65,6 +65,40 @@ CREATE TABLE roads (
     PRIMARY KEY (a, b)
 );
 ",
+    // Mayors (CA-21..23) and the five-queen transfer (CA-19, CA-20).
+    "
+ALTER TABLE cities ADD COLUMN motd TEXT;
+ALTER TABLE cities ADD COLUMN motd_at BIGINT;
+ALTER TABLE cities ADD COLUMN renamed_by TEXT;
+ALTER TABLE cities ADD COLUMN renamed_at BIGINT;
+CREATE TABLE mayors (
+    city BIGINT PRIMARY KEY REFERENCES cities (id),
+    player TEXT NOT NULL,
+    since BIGINT NOT NULL
+);
+CREATE TABLE mayor_vault (
+    city BIGINT NOT NULL REFERENCES cities (id),
+    kind TEXT NOT NULL,
+    count BIGINT NOT NULL,
+    PRIMARY KEY (city, kind)
+);
+CREATE TABLE donations (
+    round BIGINT NOT NULL,
+    city BIGINT NOT NULL REFERENCES cities (id),
+    receiver TEXT NOT NULL,
+    count BIGINT NOT NULL,
+    PRIMARY KEY (round, city, receiver)
+);
+CREATE TABLE transfers (
+    id BIGINT PRIMARY KEY,
+    round BIGINT NOT NULL,
+    player TEXT NOT NULL REFERENCES players (id),
+    home BIGINT NOT NULL REFERENCES cities (id),
+    dest BIGINT NOT NULL REFERENCES cities (id),
+    at BIGINT NOT NULL,
+    outcome TEXT
+);
+",
 ];
 
 /// The schema version this build writes.
@@ -174,6 +208,14 @@ pub struct City {
     pub boards: [[i32; 2]; 2],
     /// The cities a road leads to, by name.
     pub roads: Vec<String>,
+    /// The mayor (CA-21; null: nobody holds a board there).
+    pub mayor: Option<String>,
+    /// The mayor's message of the day (CA-22) and when it was set; public.
+    pub motd: Option<String>,
+    pub motd_at: Option<i64>,
+    /// Who last renamed the city and when (the same mayor waits 7 days, CA-22).
+    #[serde(skip)]
+    pub renamed: Option<(String, i64)>,
 }
 
 impl City {
@@ -212,12 +254,32 @@ pub fn cities(tx: &mut dyn Tx) -> Result<Vec<City>, Error> {
         i32::try_from(v.int()?).map_err(|_| Error::Corrupt { what: "a city's board is outside the world".into() })
     };
     let mut out = Vec::new();
-    for r in tx.query("SELECT id, name, x0, y0, x1, y1 FROM cities ORDER BY id", &[])? {
+    let opt_int = |v: &Value| match v {
+        Value::Null => Ok(None),
+        v => v.int().map(Some),
+    };
+    let opt_text = |v: &Value| match v {
+        Value::Null => Ok(None),
+        v => v.text().map(|t| Some(t.to_string())),
+    };
+    for r in tx.query(
+        "SELECT c.id, c.name, c.x0, c.y0, c.x1, c.y1, m.player, c.motd, c.motd_at, c.renamed_by, c.renamed_at
+         FROM cities c LEFT JOIN mayors m ON m.city = c.id ORDER BY c.id",
+        &[],
+    )? {
+        let renamed = match (opt_text(&r[9])?, opt_int(&r[10])?) {
+            (Some(who), Some(at)) => Some((who, at)),
+            _ => None,
+        };
         out.push(City {
             id: r[0].int()?,
             name: r[1].text()?.to_string(),
             boards: [[coord(&r[2])?, coord(&r[3])?], [coord(&r[4])?, coord(&r[5])?]],
             roads: Vec::new(),
+            mayor: opt_text(&r[6])?,
+            motd: opt_text(&r[7])?,
+            motd_at: opt_int(&r[8])?,
+            renamed,
         });
     }
     let name = |out: &[City], id: i64| out.iter().find(|c| c.id == id).map(|c| c.name.clone());

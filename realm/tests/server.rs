@@ -410,10 +410,69 @@ fn the_cities_and_their_roads_are_public() {
     assert_eq!(
         v["cities"],
         json!([
-            { "id": 1, "name": "Caissa", "boards": [[-1, -1], [1, 1]], "roads": ["Philidor"] },
-            { "id": 2, "name": "Philidor", "boards": [[3, -1], [4, 1]], "roads": ["Caissa"] },
+            { "id": 1, "name": "Caissa", "boards": [[-1, -1], [1, 1]], "roads": ["Philidor"],
+              "mayor": "alice", "motd": null, "motd_at": null },
+            { "id": 2, "name": "Philidor", "boards": [[3, -1], [4, 1]], "roads": ["Caissa"],
+              "mayor": null, "motd": null, "motd_at": null },
         ])
     );
+}
+
+#[test]
+fn only_the_mayor_uses_the_crown_and_sees_the_mayor_vault() {
+    // CA-21..23 over HTTP: alice holds 3 boards of Caissa and is its mayor; bob ties
+    // her 3 boards and 15 pieces, and the incumbent keeps the office (A-CA14).
+    let s = start_with("crown", with_cities());
+    let (a, b) = (s.join("alice"), s.join("bob"));
+    let mut db = SqliteStore::open(&s.db, false).unwrap();
+    poke_sql(&mut db, "INSERT INTO mayor_vault (city, kind, count) VALUES (1, 'Q', 3)");
+    let reason = "only the mayor of Caissa may use the crown menu and the mayor vault (the mayor is alice: most boards there, then pieces on them)";
+    let (st, v) = s.get("/cities/Caissa/crown", &b);
+    assert_eq!((st, v["error"].as_str()), (403, Some(reason)), "{v}");
+    for (path, body) in [
+        ("/cities/Caissa/rename", json!({ "name": "Bobville" })),
+        ("/cities/Caissa/motd", json!({ "text": "hi" })),
+        ("/cities/Caissa/donate", json!({ "to": "bob", "count": 2 })),
+    ] {
+        let (st, v) = s.send("POST", path, &b, body.clone());
+        assert_eq!((st, v["error"].as_str()), (403, Some(reason)), "{path}: {v}");
+        assert_eq!(s.call("POST", path, None, Some(&body.to_string())).0, 401, "{path}");
+    }
+    let (st, v) = s.get("/cities/Caissa/crown", &a);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        (v["mayor"].clone(), v["vault"].clone(), v["round"].clone()),
+        (json!("alice"), json!({ "Q": 3 }), json!(0))
+    );
+    let (st, v) = s.send("POST", "/cities/Caissa/donate", &a, json!({ "to": "bob", "count": 2 }));
+    assert_eq!((st, v["given_this_round"].clone()), (200, json!(2)), "{v}");
+    let (st, v) = s.send("POST", "/cities/Caissa/donate", &a, json!({ "to": "bob", "count": 1 }));
+    assert_eq!(st, 422, "{v}");
+    assert_eq!(s.get("/world", &b).1["vault"], json!({ "B": 0, "N": 0, "Q": 2, "R": 0 }));
+    let (st, v) = s.send("POST", "/cities/Caissa/motd", &a, json!({ "text": "Welcome" }));
+    assert_eq!((st, v["motd"].clone()), (200, json!("Welcome")), "{v}");
+    let (st, v) = s.send("POST", "/cities/Caissa/motd", &a, json!({ "text": "Again" }));
+    assert_eq!(st, 429, "{v}");
+    let (st, v) = s.send("POST", "/cities/Caissa/rename", &a, json!({ "name": "New Caissa" }));
+    assert_eq!((st, v["name"].clone()), (200, json!("New Caissa")), "{v}");
+    let (st, v) = s.get("/cities/New%20Caissa/crown", &a);
+    assert_eq!((st, v["city"].clone()), (200, json!("New Caissa")), "{v}");
+    assert_eq!(s.get("/cities/Caissa/crown", &a).0, 404);
+    let (st, _) = s.send("POST", "/cities/New%20Caissa/rename", &a, json!({ "name": "X", "extra": 1 }));
+    assert_eq!(st, 400);
+}
+
+#[test]
+fn a_transfer_is_the_senders_until_the_round_is_resolved() {
+    // CA-20 over HTTP: alice has no vault queens, so the transfer is refused (422);
+    // GET /transfers lists one's own.
+    let s = start_with("transfer", with_cities());
+    let a = s.join("alice");
+    let (st, v) = s.send("POST", "/transfers", &a, json!({ "to": "Philidor" }));
+    assert_eq!((st, v["error"].as_str()), (422, Some("nobody is present in Philidor: no piece stands there")), "{v}");
+    let (st, v) = s.get("/transfers", &a);
+    assert_eq!((st, v), (200, json!({ "transfers": [] })));
+    assert_eq!(s.call("GET", "/transfers", None, None).0, 401);
 }
 
 #[test]

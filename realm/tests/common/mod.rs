@@ -93,3 +93,36 @@ pub fn realm(store: Box<dyn Store>, hours: i64, seed: u64) -> (Service, ManualCl
 pub fn j(text: &str) -> serde_json::Value {
     serde_json::from_str(text).expect("test JSON")
 }
+
+/// Rewrites the stored world through a second connection (as an operator's tool
+/// would), to set up positions that joins alone do not give.
+pub fn poke_world(store: &mut dyn Store, f: impl FnOnce(&mut varia::world::json::StateJson)) {
+    let mut tx = store.begin(varia_realm::db::Mode::Write).expect("begin");
+    let (round, text) = varia_realm::store::world(tx.as_mut()).expect("world");
+    let mut state: varia::world::json::StateJson = serde_json::from_str(&text).expect("state");
+    f(&mut state);
+    varia_realm::store::put_world(tx.as_mut(), round, &serde_json::to_string(&state).unwrap()).expect("put");
+    tx.commit().expect("commit");
+}
+
+/// Runs one statement through a second connection.
+pub fn poke_sql(store: &mut dyn Store, sql: &str) {
+    let mut tx = store.begin(varia_realm::db::Mode::Write).expect("begin");
+    tx.exec(sql, &[]).expect(sql);
+    tx.commit().expect("commit");
+}
+
+/// Takes away the pieces on these squares.
+pub fn remove_pieces(state: &mut varia::world::json::StateJson, squares: &[(i32, i32)]) {
+    let before = state.pieces.len();
+    state.pieces.retain(|p| !squares.contains(&(p.x, p.y)));
+    assert_eq!(before - state.pieces.len(), squares.len(), "every square held a piece");
+}
+
+/// A realm on a pinned clock from a config's text.
+pub fn realm_from(store: Box<dyn Store>, text: &str) -> (Service, ManualClock) {
+    let clock = ManualClock::new(T0);
+    let cfg = RealmConfig::parse(text, "realm.toml").expect("config");
+    let s = Service::create(store, &cfg, Arc::new(clock.clone())).expect("create realm");
+    (s, clock)
+}
