@@ -8,6 +8,7 @@
 mod ai;
 mod core;
 mod explain;
+mod hooked;
 mod pipeline;
 mod playout;
 mod record;
@@ -411,6 +412,9 @@ impl Game {
         if depth > MAX_PERFT_DEPTH {
             return Err(RuleError::TooDeep(depth));
         }
+        if self.allow_only() {
+            return self.perft_allowed(depth, false);
+        }
         self.perft_below(depth, &mut Vec::new())
     }
 
@@ -444,6 +448,9 @@ impl Game {
         if depth > MAX_PERFT_DEPTH {
             return Err(RuleError::TooDeep(depth));
         }
+        if self.allow_only() {
+            return self.divide_allowed(depth, false);
+        }
         let d = depth.max(1);
         let mut out = Vec::new();
         for a in self.try_legal_actions()? {
@@ -465,6 +472,9 @@ impl Game {
     pub fn perft(&self, depth: u32) -> u64 {
         if depth > MAX_PERFT_DEPTH {
             return 0;
+        }
+        if self.allow_only() {
+            return self.perft_allowed(depth, true).unwrap_or(0);
         }
         if !self.hooked() {
             return self.core.perft(depth);
@@ -492,6 +502,9 @@ impl Game {
     pub fn divide(&self, depth: u32) -> Vec<(Action, u64)> {
         if depth > MAX_PERFT_DEPTH {
             return Vec::new();
+        }
+        if self.allow_only() {
+            return self.divide_allowed(depth, true).unwrap_or_default();
         }
         let d = depth.max(1);
         self.legal_actions()
