@@ -5,10 +5,10 @@
 //! called once per action instead, and only for the actions its declaration
 //! `allow_when` takes interest in (by the moving kind, promotion, capture, drop, the
 //! target square); the others never enter Lua. The action is one table, made once and
-//! refilled for each call from names made once (no text to format or parse), and one
-//! listing's calls share one lock, one deadline and one view of the game.
+//! refilled for each call from names made once (no text to format or parse; see
+//! [`Marshal`]), and one listing's calls share one lock and one deadline.
 
-use mlua::{Function, LuaString, MultiValue, Table, Value};
+use mlua::{Function, MultiValue, Value};
 
 use super::LuaHooks;
 use super::api::Names;
@@ -144,53 +144,60 @@ impl Interest {
     }
 }
 
-/// The action table that `allow` receives, made once and refilled for each call.
+/// How the action reaches `allow`: a small Lua function of the host's, called with
+/// whole numbers (square, kind and type indices), fills one table kept in its upvalue
+/// from name lists made once, and tail-calls `allow` with it. Filling the table from
+/// Rust took a protected call per field (three quarters of a call's instructions).
 pub(super) struct Marshal {
-    table: Table,
-    names: Names,
-    /// The keys, as Lua strings: from, to, piece, promotion, capture, type.
-    keys: [LuaString; 6],
-    /// The values of `type`, by [`type_index`].
-    types: [LuaString; 6],
+    call: Function,
 }
 
-fn type_index(kind: ActionKind) -> usize {
+/// The host's side of the call: `S`, `K`, `T` list the square, kind and type names
+/// (kind 0: none, so nil); a tail call, so errors and tracebacks show `allow` alone.
+const MARSHAL: &str = r#"
+local S, K, T, allow = ...
+local t = {}
+return function(game, from, to, piece, promotion, capture, kind)
+  t.from, t.to, t.piece, t.promotion, t.capture, t.type = S[from], S[to], K[piece], K[promotion], K[capture], T[kind]
+  return allow(game, t)
+end
+"#;
+
+fn type_index(kind: ActionKind) -> u8 {
     match kind {
-        ActionKind::Normal => 0,
-        ActionKind::Skip => 1,
-        ActionKind::EnPassant => 2,
-        ActionKind::Castle(_) => 3,
-        ActionKind::Shot => 4,
-        ActionKind::Drop => 5,
+        ActionKind::Normal => 1,
+        ActionKind::Skip => 2,
+        ActionKind::EnPassant => 3,
+        ActionKind::Castle(_) => 4,
+        ActionKind::Shot => 5,
+        ActionKind::Drop => 6,
     }
 }
 
 impl Marshal {
-    pub(super) fn new(lua: &mlua::Lua, v: &Variant) -> mlua::Result<Marshal> {
-        let s = |t: &str| lua.create_string(t);
-        Ok(Marshal {
-            table: lua.create_table_with_capacity(0, 6)?,
-            names: Names::new(lua, v)?,
-            keys: [s("from")?, s("to")?, s("piece")?, s("promotion")?, s("capture")?, s("type")?],
-            types: [s("move")?, s("skip")?, s("en_passant")?, s("castle")?, s("shot")?, s("drop")?],
-        })
+    pub(super) fn new(lua: &mlua::Lua, v: &Variant, allow: &Function) -> mlua::Result<Marshal> {
+        let names = Names::new(lua, v)?;
+        let squares = lua.create_sequence_from(names.squares)?;
+        let kinds = lua.create_sequence_from(names.kinds)?;
+        let types = lua.create_sequence_from(["move", "skip", "en_passant", "castle", "shot", "drop"])?;
+        // Named like the prelude, whose frames messages skip for the rules' own line.
+        let call = lua.load(MARSHAL).set_name("=prelude").call::<Function>((squares, kinds, types, allow))?;
+        Ok(Marshal { call })
     }
 
-    /// Fills the table with `a` (every key, so nothing of the last action stays).
-    fn fill(&self, g: &HookGame<'_>, a: &Action) -> mlua::Result<&Table> {
-        let n = &self.names;
-        let t = &self.table;
+    /// The arguments after `game` for `a`: square indices from 1, kinds from 1 (0: none).
+    fn args(g: &HookGame<'_>, a: &Action) -> (u16, u16, u8, u8, u8, u8) {
         let drop = a.is_drop();
+        let kind = |k: Option<crate::piece::KindId>| k.map_or(0, |k| k.0 + 1);
         let mover = if drop { a.promotion } else { g.piece(a.from).map(|p| p.kind) };
-        let kind =
-            |k: Option<crate::piece::KindId>| k.map_or(Value::Nil, |k| Value::String(n.kinds[k.index()].clone()));
-        t.raw_set(&self.keys[0], &n.squares[a.from.index()])?;
-        t.raw_set(&self.keys[1], &n.squares[a.to.index()])?;
-        t.raw_set(&self.keys[2], kind(mover))?;
-        t.raw_set(&self.keys[3], kind(if drop { None } else { a.promotion }))?;
-        t.raw_set(&self.keys[4], kind(g.captured(a).map(|p| p.kind)))?;
-        t.raw_set(&self.keys[5], &self.types[type_index(a.kind)])?;
-        Ok(t)
+        (
+            a.from.index() as u16 + 1,
+            a.to.index() as u16 + 1,
+            kind(mover),
+            kind(if drop { None } else { a.promotion }),
+            kind(g.captured(a).map(|p| p.kind)),
+            type_index(a.kind),
+        )
     }
 }
 
@@ -201,24 +208,21 @@ enum Answer {
 }
 
 impl LuaHooks {
-    fn allow_fn(&self) -> &Function {
-        self.func(Hook::Allow)
-    }
-
     /// One call, the budget renewed; the view is what `game` acts on meanwhile.
     fn allow_call(&self, g: &mut HookGame<'_>, a: &Action, reason: bool) -> Result<Answer, ScriptError> {
         let marshal = self.marshal.as_ref().expect("made when allow is defined");
-        let table = marshal.fill(g, a).map_err(|e| self.failure(Hook::Allow, &e, g.var_bytes()))?;
+        let (from, to, piece, promotion, capture, kind) = Marshal::args(g, a);
+        let args = (&self.game, from, to, piece, promotion, capture, kind);
         self.watch.renew();
         let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
         self.current.0.store(ptr, std::sync::atomic::Ordering::Release);
         let r = if reason {
-            self.allow_fn().call::<MultiValue>((&self.game, table)).map(|mut m| {
+            marshal.call.call::<MultiValue>(args).map(|mut m| {
                 let first = m.pop_front().unwrap_or(Value::Nil);
                 (first, m.pop_front())
             })
         } else {
-            self.allow_fn().call::<Value>((&self.game, table)).map(|v| (v, None))
+            marshal.call.call::<Value>(args).map(|v| (v, None))
         };
         self.current.0.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Release);
         let (first, second) = r.map_err(|e| self.failure(Hook::Allow, &e, g.var_bytes()))?;

@@ -262,8 +262,7 @@ impl LuaHooks {
         }
         let interest = allow::Interest::read(g.get::<Value>("allow_when").map_err(internal)?, v, &label)
             .map_err(|p| LoadError::Invalid { problems: vec![p] })?;
-        let allows = funcs[Hook::ALL.iter().position(|&h| h == Hook::Allow).unwrap()].is_some();
-        if interest.is_some() && !allows {
+        if interest.is_some() && funcs[Hook::ALL.iter().position(|&h| h == Hook::Allow).unwrap()].is_none() {
             return Err(fail(Problem {
                 file: label.clone(),
                 line: 0,
@@ -272,7 +271,10 @@ impl LuaHooks {
                     .into(),
             }));
         }
-        let marshal = if allows { Some(allow::Marshal::new(&lua, v).map_err(internal)?) } else { None };
+        let marshal = match &funcs[Hook::ALL.iter().position(|&h| h == Hook::Allow).unwrap()] {
+            Some(f) => Some(allow::Marshal::new(&lua, v, f).map_err(internal)?),
+            None => None,
+        };
         lua.load(FREEZE).set_name("=freeze").exec().map_err(internal)?;
 
         let squares = api::Names::new(&lua, v).map_err(internal)?.squares;
