@@ -4,7 +4,9 @@
 //!   with another varia binary, e.g. a build from before a change). Machines are noisy,
 //!   so the engines run alternately in the same invocation; the report gives medians and
 //!   ratios. Fairy-Stockfish counts leaves in bulk at depth 1, as varia's perft does.
-//! - `hooks`: the cost of one Lua hook call, and of a whole action with a trivial hook.
+//! - `hooks`: the cost of one Lua hook call, of a whole action with a trivial hook, and
+//!   perft of the same rule as data and as a hook (`allow`, and `filter_actions`), in
+//!   the same run, with the ratio.
 //! - `load`: the time to load each shipped variant (TOML, tables and Lua).
 //! - `ai`: the computer player's move time per level from the start position (median of
 //!   the runs, with the level's own time budget), its depth and nodes per second.
@@ -260,7 +262,102 @@ fn scripted(rules: &str) -> Result<std::sync::Arc<Variant>, Fail> {
     Ok(v?)
 }
 
+/// A scratch variant folder: standard chess with `toml` added and, if given, `rules`.
+fn scratch(toml: &str, rules: Option<&str>) -> Result<std::sync::Arc<Variant>, Fail> {
+    let n = NEXT_SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("varia-bench-{}-r{n}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("variant.toml"), format!("extends = \"standard\"\n{toml}\n"))?;
+    if let Some(rules) = rules {
+        std::fs::write(dir.join("rules.lua"), rules)?;
+    }
+    let v = Variant::load(dir.to_str().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(v?)
+}
+
+static NEXT_SCRATCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Position 4 of the chessprogramming wiki: promotions for both sides within a few plies.
+const POSITION_4: &str = "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1";
+const NO_QUEENS_DATA: &str =
+    "[pieces.pawn]\npromotion = { zone = \"last_rank\", to = [\"rook\", \"bishop\", \"knight\"] }";
+
+/// Perft of one rule written as data and as a hook, alternately in the same run: the
+/// hook's price as a ratio of nodes per second (the target is within 10×).
+fn hooks_perft(args: &BenchArgs) -> Result<(), Fail> {
+    let runs = args.runs.max(1);
+    let quick = u32::from(args.quick);
+    struct Pair {
+        label: &'static str,
+        fen: &'static str,
+        depth: u32,
+        data: &'static str,
+        rules: &'static str,
+    }
+    let pairs = [
+        Pair {
+            label: "no queen promotion: allow (promotions)",
+            fen: POSITION_4,
+            depth: 5,
+            data: NO_QUEENS_DATA,
+            rules: "allow_when = { promotion = true }\nfunction allow(game, a) return a.promotion ~= \"queen\" end\n",
+        },
+        Pair {
+            label: "every action through allow (returns)",
+            fen: KIWIPETE,
+            depth: 4,
+            data: "",
+            rules: "function allow(game, a) end\n",
+        },
+        Pair {
+            label: "each capture: allow asks game:attacked",
+            fen: KIWIPETE,
+            depth: 4,
+            data: "",
+            // Asks the core on every capture and allows it (so the counts are chess's).
+            rules: "allow_when = { capture = true }\nfunction allow(game, a)\n  return game:attacked(a.to, game:to_move()) or true\nend\n",
+        },
+        Pair {
+            label: "no queen promotion: filter_actions",
+            fen: POSITION_4,
+            depth: 3,
+            data: NO_QUEENS_DATA,
+            rules: "function filter_actions(game, actions)\n  local out = {}\n  for _, a in ipairs(actions) do\n    if not a:find(\"=Q\", 1, true) then out[#out + 1] = a end\n  end\n  return out\nend\n",
+        },
+    ];
+    println!(
+        "{:<40} {:>5} {:>10} {:>11} {:>11} {:>7}",
+        "perft: a rule as data and as a hook", "depth", "nodes", "data Mn/s", "hook Mn/s", "ratio"
+    );
+    for p in pairs {
+        let depth = p.depth.saturating_sub(quick).max(1);
+        let data = Game::from_fen(scratch(p.data, None)?, p.fen)?;
+        // The hooked variant is standard chess with the rule in Lua alone.
+        let hooked = Game::from_fen(scratch("", Some(p.rules))?, p.fen)?;
+        let (mut ds, mut hs) = (Vec::new(), Vec::new());
+        let (mut dn, mut hn) = (0, 0);
+        for i in 0..runs {
+            eprint!("\r{} depth {depth}: run {}/{runs}   ", p.label, i + 1);
+            let t = Instant::now();
+            dn = data.perft(depth);
+            ds.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            hn = hooked.try_perft(depth).map_err(|e| Fail(e.to_string()))?;
+            hs.push(t.elapsed().as_secs_f64());
+        }
+        eprint!("\r{:60}\r", "");
+        if dn != hn {
+            return Err(Fail(format!("{}: the data variant counts {dn}, the hooked one {hn}", p.label)));
+        }
+        let (dr, hr) = (dn as f64 / median(ds) / 1e6, hn as f64 / median(hs) / 1e6);
+        println!("{:<40} {:>5} {:>10} {:>11.2} {:>11.3} {:>6.1}x", p.label, depth, dn, dr, hr, dr / hr);
+    }
+    Ok(())
+}
+
 fn hooks(args: &BenchArgs) -> Result<(), Fail> {
+    hooks_perft(args)?;
     let runs = args.runs.max(1);
     const CALLS: u32 = 200_000;
     println!("{:<46} {:>12}", "hook", "ns per call");

@@ -14,6 +14,7 @@
 //! | `score(game, action)` | after the action | return points for the side that acted, or call `game:award` |
 //! | `on_turn_end(game)` | after every completed turn | issue commands |
 //! | `check_outcome(game)` | after the core judged the position | return an outcome to end the game |
+//! | `allow(game, action)` | for each core-legal action it declares interest in, when actions are listed | return `false, "why"` to take it out |
 //! | `filter_actions(game, actions)` | whenever legal actions are listed (the slow path) | return the list to use |
 
 mod vars;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+use crate::action::Action;
 use crate::event::Event;
 use crate::game::Game;
 use crate::geometry::Square;
@@ -43,10 +45,11 @@ pub enum Hook {
     OnTurnEnd,
     CheckOutcome,
     FilterActions,
+    Allow,
 }
 
 impl Hook {
-    pub const ALL: [Hook; 8] = [
+    pub const ALL: [Hook; 9] = [
         Hook::BeforeAction,
         Hook::AfterAction,
         Hook::OnRemoved,
@@ -55,6 +58,7 @@ impl Hook {
         Hook::OnTurnEnd,
         Hook::CheckOutcome,
         Hook::FilterActions,
+        Hook::Allow,
     ];
 
     /// The name of the global function that implements it.
@@ -68,6 +72,7 @@ impl Hook {
             Hook::OnTurnEnd => "on_turn_end",
             Hook::CheckOutcome => "check_outcome",
             Hook::FilterActions => "filter_actions",
+            Hook::Allow => "allow",
         }
     }
 
@@ -204,6 +209,17 @@ pub trait Hooks: Send + Sync {
     fn filter_actions(&self, _g: &mut HookGame<'_>, actions: Vec<String>) -> Result<Vec<String>, ScriptError> {
         Ok(actions)
     }
+    /// Takes out of `actions` (core-legal actions of the side to move) those the `allow`
+    /// predicate refuses; an action it declares no interest in is kept without a call.
+    /// The fast path of a rule that forbids moves: one call per action of interest, no
+    /// text, no list rebuilt.
+    fn allow(&self, _g: &mut HookGame<'_>, _actions: &mut Vec<Action>) -> Result<(), ScriptError> {
+        Ok(())
+    }
+    /// Why `allow` refuses `action` (`Ok(None)`: it allows it, or takes no interest).
+    fn allow_reason(&self, _g: &mut HookGame<'_>, _action: &Action) -> Result<Option<String>, ScriptError> {
+        Ok(None)
+    }
 }
 
 /// The game as a hook sees it: reads, and commands that the core applies at once
@@ -212,6 +228,8 @@ pub trait Hooks: Send + Sync {
 pub struct HookGame<'a> {
     game: GameRef<'a>,
     events: Option<&'a mut Vec<Event>>,
+    /// Plies played beyond the game's history: a perft walk below it keeps no history.
+    below: usize,
 }
 
 enum GameRef<'a> {
@@ -223,13 +241,19 @@ const READ_ONLY: &str = "this hook only reads the game; commands belong in the o
 
 impl<'a> HookGame<'a> {
     pub(crate) fn new(game: &'a mut Game, events: &'a mut Vec<Event>) -> Self {
-        HookGame { game: GameRef::Mut(game), events: Some(events) }
+        HookGame { game: GameRef::Mut(game), events: Some(events), below: 0 }
     }
 
     /// A view that only reads (commands are refused): what `check_outcome` and
     /// `filter_actions` get, and what tools use to call a hook outside the pipeline.
     pub fn read_only(game: &'a Game) -> Self {
-        HookGame { game: GameRef::Ref(game), events: None }
+        HookGame { game: GameRef::Ref(game), events: None, below: 0 }
+    }
+
+    /// A read-only view of a position `below` plies past the game's history (a walk of
+    /// the move tree that keeps none): `ply()` counts them.
+    pub(crate) fn read_only_below(game: &'a Game, below: usize) -> Self {
+        HookGame { game: GameRef::Ref(game), events: None, below }
     }
 
     fn g(&self) -> &Game {
@@ -261,10 +285,26 @@ impl<'a> HookGame<'a> {
     }
     /// Plies played since the start.
     pub fn ply(&self) -> usize {
-        self.g().ply()
+        self.g().ply().saturating_add(self.below)
     }
     pub fn in_check(&self) -> bool {
         self.g().in_check()
+    }
+    /// Whether a piece of `by` attacks `sq` (could capture there, the check rule aside).
+    pub fn attacked(&self, sq: Square, by: Side) -> bool {
+        self.g().attacked(sq, by)
+    }
+    /// The squares of `side`'s royal pieces, in square order.
+    pub fn royal_squares(&self, side: Side) -> Vec<Square> {
+        self.g().royal_squares(side)
+    }
+    /// The squares of the pieces that attack a royal piece of the side to move.
+    pub fn checkers(&self) -> Vec<Square> {
+        self.g().checkers()
+    }
+    /// The piece `action` takes (on its target, or en passant), if any.
+    pub fn captured(&self, action: &Action) -> Option<Piece> {
+        self.g().captured(action)
     }
     pub fn score(&self, side: Side) -> i64 {
         self.g().rules.scores[side.index()]

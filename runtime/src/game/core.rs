@@ -59,6 +59,14 @@ pub(crate) trait Core: Send + Sync {
     fn search(&self, job: &mut crate::search::Job<'_>) -> Option<crate::search::SearchResult>;
     /// The static evaluation for the side to move, in centipawns.
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32;
+    /// Queries for hooks (`game/hooked.rs`): whether a piece of `by` attacks `sq`.
+    fn attacked(&self, sq: Square, by: Side) -> bool;
+    /// The squares of `side`'s royal pieces, in square order.
+    fn royal_squares(&self, side: Side) -> Vec<Square>;
+    /// The pieces attacking a royal piece of the side to move by an unconditional atom.
+    fn checkers(&self) -> Vec<Square>;
+    /// The piece an action takes (on its target, or the one that skipped, en passant).
+    fn captured(&self, a: &Action) -> Option<Piece>;
 }
 
 /// Events into a list, damage through a callback (the `on_damage` hook).
@@ -170,6 +178,38 @@ impl<B: Bits> Core for CoreImpl<B> {
     }
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32 {
         ev.evaluate(&self.pos, self.v.tables())
+    }
+    fn attacked(&self, sq: Square, by: Side) -> bool {
+        let t = self.v.tables();
+        let i = sq.index();
+        if self.pos.attackers(t, i, by, self.pos.occupied()).any() {
+            return true;
+        }
+        // Immunities are judged against the piece there; an empty square has none (31:
+        // no kind's bit, as there are at most 16 kinds).
+        let target = self.pos.piece_at(sq).map_or(31, |p| p.kind.index());
+        t.cond_attackers[by.index()] != 0 && self.pos.cond_attacked(t, i, by, target)
+    }
+    fn royal_squares(&self, side: Side) -> Vec<Square> {
+        self.pos.royals(self.v.tables(), side).iter().map(|i| Square(i as u8)).collect()
+    }
+    fn checkers(&self) -> Vec<Square> {
+        let t = self.v.tables();
+        let (stm, occ) = (self.pos.stm, self.pos.occupied());
+        let mut all = B::EMPTY;
+        for sq in self.pos.royals(t, stm).iter() {
+            all |= self.pos.attackers(t, sq, stm.opponent(), occ);
+        }
+        all.iter().map(|i| Square(i as u8)).collect()
+    }
+    fn captured(&self, a: &Action) -> Option<Piece> {
+        use crate::action::ActionKind;
+        let at = match a.kind {
+            ActionKind::Castle(_) | ActionKind::Drop => return None,
+            ActionKind::EnPassant => Square(self.pos.ep_victim),
+            _ => a.to,
+        };
+        self.pos.piece_at(at).filter(|p| p.side != self.pos.stm)
     }
 }
 

@@ -81,6 +81,9 @@ impl Game {
                 None => format!("a {name} may not be dropped on {at}"),
             };
         }
+        if let Some(why) = self.allow_refusal(|a| w.names(a)) {
+            return why;
+        }
         let core = self.core_actions();
         if core.iter().any(|a| w.names(a)) {
             return "the variant's rules do not allow it here (filter_actions)".into();
@@ -152,6 +155,11 @@ impl Game {
             };
         }
         // The core would allow it: a rule took it out of the list.
+        if let Some(why) =
+            self.allow_refusal(|a| a.from == from && a.to == to && (promotion.is_none() || a.promotion == promotion))
+        {
+            return why;
+        }
         let core = self.core_actions();
         if core.iter().any(|a| a.from == from && a.to == to && (promotion.is_none() || a.promotion == promotion)) {
             let place = v

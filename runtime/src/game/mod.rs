@@ -8,6 +8,7 @@
 mod ai;
 mod core;
 mod explain;
+mod hooked;
 mod pipeline;
 mod playout;
 mod record;
@@ -422,6 +423,9 @@ impl Game {
         if depth > MAX_PERFT_DEPTH {
             return Err(RuleError::TooDeep(depth));
         }
+        if self.allow_only() {
+            return self.perft_allowed(depth, false);
+        }
         self.perft_below(depth, &mut Vec::new())
     }
 
@@ -455,6 +459,9 @@ impl Game {
         if depth > MAX_PERFT_DEPTH {
             return Err(RuleError::TooDeep(depth));
         }
+        if self.allow_only() {
+            return self.divide_allowed(depth, false);
+        }
         let d = depth.max(1);
         let mut out = Vec::new();
         for a in self.try_legal_actions()? {
@@ -476,6 +483,9 @@ impl Game {
     pub fn perft(&self, depth: u32) -> u64 {
         if depth > MAX_PERFT_DEPTH {
             return 0;
+        }
+        if self.allow_only() {
+            return self.perft_allowed(depth, true).unwrap_or(0);
         }
         if !self.hooked() {
             return self.core.perft(depth);
@@ -503,6 +513,9 @@ impl Game {
     pub fn divide(&self, depth: u32) -> Vec<(Action, u64)> {
         if depth > MAX_PERFT_DEPTH {
             return Vec::new();
+        }
+        if self.allow_only() {
+            return self.divide_allowed(depth, true).unwrap_or_default();
         }
         let d = depth.max(1);
         self.legal_actions()

@@ -33,9 +33,10 @@ impl Game {
         self.actions().map_err(RuleError::Listing)
     }
 
-    /// The legal actions, through `filter_actions` when the variant defines it.
+    /// The legal actions, through `allow` and then `filter_actions` when the variant
+    /// defines them.
     pub(crate) fn actions(&self) -> Result<Vec<Action>, ScriptError> {
-        let core = self.core_actions();
+        let core = self.allowed(self.core_actions())?;
         let Some(h) = self.variant.hooks.clone().filter(|h| h.defines(Hook::FilterActions)) else {
             return Ok(core);
         };

@@ -144,6 +144,36 @@ fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
     })
 }
 
+/// The core's answers to what a rule would otherwise find by listing actions: attacks,
+/// royal squares, checkers. Lists are ordered by square.
+fn add_queries<M: UserDataMethods<GameObject>>(m: &mut M) {
+    m.add_method("attacked", |lua, this, (sq, by): (mlua::LuaString, mlua::LuaString)| {
+        with_game(lua, this, |g| {
+            let s = square(g, &sq.to_string_lossy())?;
+            Ok(g.attacked(s, side(&by.to_string_lossy())?))
+        })
+    });
+    let squares = |lua: &Lua, this: &GameObject, list: Vec<Square>| -> mlua::Result<Table> {
+        let t = lua.create_table_with_capacity(list.len(), 0)?;
+        for (i, s) in list.into_iter().enumerate() {
+            t.raw_set(i + 1, &this.names.squares[s.index()])?;
+        }
+        Ok(t)
+    };
+    m.add_method("royal_square", |lua, this, s: mlua::LuaString| {
+        let first = with_game(lua, this, |g| Ok(g.royal_squares(side(&s.to_string_lossy())?).first().copied()))?;
+        Ok(first.map(|sq| this.names.squares[sq.index()].clone()))
+    });
+    m.add_method("royal_squares", move |lua, this, s: mlua::LuaString| {
+        let list = with_game(lua, this, |g| Ok(g.royal_squares(side(&s.to_string_lossy())?)))?;
+        squares(lua, this, list)
+    });
+    m.add_method("checkers", move |lua, this, ()| {
+        let list = with_game(lua, this, |g| Ok(g.checkers()))?;
+        squares(lua, this, list)
+    });
+}
+
 impl UserData for GameObject {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         m.add_method("to_move", |lua, this, ()| with_game(lua, this, |g| Ok(g.to_move().name())));
@@ -235,6 +265,7 @@ impl UserData for GameObject {
                 None => Err(fail(lua, format!("no parameter `{path}` in variant.toml ([params] or any dotted key)"))),
             }
         });
+        add_queries(m);
         m.add_method("actions", |lua, this, ()| {
             let list = with_game(lua, this, |g| Ok(g.core_actions()))?;
             lua.create_sequence_from(list)

@@ -18,6 +18,7 @@
 //!
 //! The `game` object (first argument of every hook) is documented in `scripts/README.md`.
 
+mod allow;
 mod api;
 mod events;
 
@@ -55,6 +56,10 @@ pub struct LuaHooks {
     memory_mb: u32,
     /// The variant's own script, named in errors that have no better place.
     label: String,
+    /// Which actions `allow` is called for (`allow_when`; none: every action).
+    interest: Option<allow::Interest>,
+    /// The action table `allow` receives (when it is defined).
+    marshal: Option<allow::Marshal>,
 }
 
 /// `[scripting] memory_limit_mb` holds the Lua state and the game's variables together.
@@ -256,6 +261,21 @@ impl LuaHooks {
                 }
             };
         }
+        let interest = allow::Interest::read(g.get::<Value>("allow_when").map_err(internal)?, v, &label)
+            .map_err(|p| LoadError::Invalid { problems: vec![p] })?;
+        if interest.is_some() && funcs[Hook::ALL.iter().position(|&h| h == Hook::Allow).unwrap()].is_none() {
+            return Err(fail(Problem {
+                file: label.clone(),
+                line: 0,
+                col: 0,
+                message: "`allow_when` says which actions `allow` is called for, but there is no function `allow`"
+                    .into(),
+            }));
+        }
+        let marshal = match &funcs[Hook::ALL.iter().position(|&h| h == Hook::Allow).unwrap()] {
+            Some(f) => Some(allow::Marshal::new(&lua, v, f).map_err(internal)?),
+            None => None,
+        };
         lua.load(FREEZE).set_name("=freeze").exec().map_err(internal)?;
 
         let squares = api::Names::new(&lua, v).map_err(internal)?.squares;
@@ -279,6 +299,8 @@ impl LuaHooks {
             budget,
             memory_mb: v.scripting.memory_limit_mb,
             label,
+            interest,
+            marshal,
         })
     }
 
@@ -454,6 +476,14 @@ impl Hooks for LuaHooks {
             other => Err(self.wrong_type(Hook::FilterActions, "a list of action strings", &other)),
         }
     }
+
+    fn allow(&self, g: &mut HookGame<'_>, actions: &mut Vec<crate::action::Action>) -> Result<(), ScriptError> {
+        self.allow_actions(g, actions)
+    }
+
+    fn allow_reason(&self, g: &mut HookGame<'_>, a: &crate::action::Action) -> Result<Option<String>, ScriptError> {
+        LuaHooks::allow_reason(self, g, a)
+    }
 }
 
 /// An error message with its place: as Lua wrote it when it has one, else the line the
@@ -595,6 +625,13 @@ impl Watch {
     fn start(&self) {
         self.budget.store(self.limit, Ordering::Relaxed);
         self.deadline.store(self.now() + self.time_ms * 1_000_000, Ordering::Relaxed);
+        self.tripped.store(false, Ordering::Relaxed);
+    }
+
+    /// A new call within a session that [`Watch::start`] began (one listing's calls of
+    /// `allow`): a full budget, the same deadline.
+    fn renew(&self) {
+        self.budget.store(self.limit, Ordering::Relaxed);
         self.tripped.store(false, Ordering::Relaxed);
     }
 
