@@ -256,16 +256,21 @@ impl Session {
     pub fn start(&mut self, limits: Limits, done: Sender<Msg>, report: Reporter) -> Result<(), Fail> {
         self.stop();
         let mut level: Level = *self.config.level(&self.level).map_err(Fail)?;
-        // The level keeps its noise and its depth cap unless `depth` is given.
+        let clock = limits.clock(Instant::now());
+        // Given a time or a node budget (or told to go on until `stop`), a level that
+        // deepens is not held to its depth; `depth` given caps it, and the level keeps
+        // its noise either way.
+        if limits.infinite || clock.is_some() || limits.nodes.is_some() {
+            level = level.given_time();
+        }
+        if limits.infinite || clock.is_some() {
+            level.time_ms = 0;
+        }
         if let Some(d) = limits.depth {
             level.depth = d.clamp(1, varia::search::config::MAX_DEPTH);
         }
         if let Some(n) = limits.nodes {
             level.nodes = n;
-        }
-        let clock = limits.clock(Instant::now());
-        if limits.infinite || clock.is_some() {
-            level.time_ms = 0;
         }
         let game = self.game.clone();
         let config = self.config.clone();
