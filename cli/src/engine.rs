@@ -84,6 +84,9 @@ pub struct Limits {
 
 /// A safety margin for reading the clock, writing the move and the GUI's own delay.
 const OVERHEAD: Duration = Duration::from_millis(30);
+/// The margin under a fixed `movetime`: the search polls the clock every 1024 nodes and
+/// the move is written at once, so a few milliseconds suffice (and the rest is used).
+const MOVETIME_MARGIN: Duration = Duration::from_millis(8);
 
 impl Limits {
     /// When to stop starting iterations and when to stop, from now.
@@ -92,7 +95,7 @@ impl Limits {
             return None;
         }
         if let Some(m) = self.movetime {
-            let d = now + m.saturating_sub(OVERHEAD).max(Duration::from_millis(1));
+            let d = now + m.saturating_sub(MOVETIME_MARGIN).max(Duration::from_millis(1));
             return Some(Clock::Deadline(d));
         }
         let left = self.remaining?;
