@@ -84,6 +84,9 @@ pub struct Limits {
 
 /// A safety margin for reading the clock, writing the move and the GUI's own delay.
 const OVERHEAD: Duration = Duration::from_millis(30);
+/// The margin under a fixed `movetime`: the search polls the clock every 1024 nodes and
+/// the move is written at once, so a few milliseconds suffice (and the rest is used).
+const MOVETIME_MARGIN: Duration = Duration::from_millis(8);
 
 impl Limits {
     /// When to stop starting iterations and when to stop, from now.
@@ -92,7 +95,7 @@ impl Limits {
             return None;
         }
         if let Some(m) = self.movetime {
-            let d = now + m.saturating_sub(OVERHEAD).max(Duration::from_millis(1));
+            let d = now + m.saturating_sub(MOVETIME_MARGIN).max(Duration::from_millis(1));
             return Some(Clock::Deadline(d));
         }
         let left = self.remaining?;
@@ -256,16 +259,21 @@ impl Session {
     pub fn start(&mut self, limits: Limits, done: Sender<Msg>, report: Reporter) -> Result<(), Fail> {
         self.stop();
         let mut level: Level = *self.config.level(&self.level).map_err(Fail)?;
-        // The level keeps its noise and its depth cap unless `depth` is given.
+        let clock = limits.clock(Instant::now());
+        // Given a time or a node budget (or told to go on until `stop`), a level that
+        // deepens is not held to its depth; `depth` given caps it, and the level keeps
+        // its noise either way.
+        if limits.infinite || clock.is_some() || limits.nodes.is_some() {
+            level = level.given_time();
+        }
+        if limits.infinite || clock.is_some() {
+            level.time_ms = 0;
+        }
         if let Some(d) = limits.depth {
             level.depth = d.clamp(1, varia::search::config::MAX_DEPTH);
         }
         if let Some(n) = limits.nodes {
             level.nodes = n;
-        }
-        let clock = limits.clock(Instant::now());
-        if limits.infinite || clock.is_some() {
-            level.time_ms = 0;
         }
         let game = self.game.clone();
         let config = self.config.clone();

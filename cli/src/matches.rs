@@ -244,11 +244,13 @@ fn play_move(
     let to_white = |x: i32| if white { x } else { -x };
     let played = match &mut seat.player {
         Player::Level { level } => {
-            let mut level = *level;
-            if let (Some(m), false) = (s.movetime, s.own_budgets) {
-                level.time_ms = m.as_millis() as u64;
-            }
-            let clock = if s.no_clock { Clock::Off } else { Clock::Budget(t) };
+            // With --movetime the level is given the engines' time for the move, and one
+            // that deepens uses all of it; otherwise its own budget (and depth cap) hold.
+            let (level, clock) = match (s.movetime, s.own_budgets, s.no_clock) {
+                (_, _, true) => (*level, Clock::Off),
+                (Some(m), false, false) => (level.given_time(), Clock::Deadline(t + m)),
+                _ => (*level, Clock::Budget(t)),
+            };
             let think = Think { seed, clock: Some(clock), table: Some(table), ..Think::default() };
             let r = game.think(s.config, &level, think).map_err(|e| format!("{} cannot move: {e}", seat.label))?;
             seat.depths.push(r.depth);

@@ -119,6 +119,20 @@ fn uci_searches_by_depth_time_and_stop_and_counts_perft() {
     s.send("stop");
     let best = s.line("bestmove");
     assert!(best.starts_with("bestmove ") && matches!(best.as_bytes()[10], b'7' | b'8'), "a black move: {best}");
+    // A node budget lifts master's depth cap of 5 (as a time does): it deepens until the
+    // budget is spent, and reports each depth it finished.
+    s.send("position startpos");
+    s.send("go nodes 300000");
+    let lines = s.until("bestmove");
+    let depths: Vec<u32> =
+        lines.iter().filter_map(|l| l.strip_prefix("info depth ")?.split(' ').next()?.parse().ok()).collect();
+    assert!(depths.iter().any(|&d| d > 5), "{lines:?}");
+    // `go depth` still caps it.
+    s.send("go depth 2");
+    let lines = s.until("bestmove");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 2 ")) && !lines.iter().any(|l| l.starts_with("info depth 3 "))
+    );
     // perft as Fairy-Stockfish prints it: after 1. e4, black's 20 moves, each answered by
     // white's 30 (the published divide of perft 3 gives e2e4 600).
     s.send("position startpos moves e2e4");

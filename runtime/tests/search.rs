@@ -121,7 +121,16 @@ fn a_hanging_queen_is_taken_from_depth_two() {
     let g = game(HANGING_QUEEN);
     let config = AiConfig::from_variant(g.variant()).unwrap();
     for depth in [2, 3, 4] {
-        let level = Level { depth, time_ms: 0, noise: 0, quiescence: false, nodes: 0, reductions: false };
+        let level = Level {
+            depth,
+            time_ms: 0,
+            noise: 0,
+            quiescence: false,
+            nodes: 0,
+            reductions: false,
+            null_move: false,
+            deepen: false,
+        };
         let r = g.search(&config, &level, 0, Clock::Off).unwrap();
         assert_eq!(text(&g, &r), "f3-h4", "depth {depth}");
         assert_eq!(r.depth, depth);
@@ -207,7 +216,16 @@ fn the_level_can_change_between_moves() {
 fn a_node_budget_stops_deepening_but_a_move_is_always_found() {
     let g = Game::new(standard());
     let config = AiConfig::from_variant(g.variant()).unwrap();
-    let level = Level { depth: 30, time_ms: 0, noise: 0, quiescence: true, nodes: 2_000, reductions: false };
+    let level = Level {
+        depth: 30,
+        time_ms: 0,
+        noise: 0,
+        quiescence: true,
+        nodes: 2_000,
+        reductions: false,
+        null_move: false,
+        deepen: false,
+    };
     let r = g.search(&config, &level, 0, Clock::Off).unwrap();
     assert!(r.stopped);
     assert!(r.depth < 30 && r.depth >= 1, "{}", r.depth);
@@ -308,7 +326,16 @@ fn ai_keys_override_the_defaults() {
     assert_eq!((master.depth, master.time_ms, master.quiescence), (5, 500, true));
     assert_eq!(
         c.level("blitz").unwrap(),
-        &Level { depth: 2, time_ms: 0, noise: 10, quiescence: false, nodes: 0, reductions: false }
+        &Level {
+            depth: 2,
+            time_ms: 0,
+            noise: 10,
+            quiescence: false,
+            nodes: 0,
+            reductions: false,
+            null_move: false,
+            deepen: false
+        }
     );
     let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["novice", "veteran", "master", "blitz"]);
@@ -322,14 +349,14 @@ fn ai_problems_are_located_with_suggestions() {
     assert_eq!(
         problems("[ai]\nmobilty = 3\n"),
         [
-            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, levels"
+            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, levels"
         ]
     );
     assert_eq!(
         problems("[ai.levels.master]\ndepth = \"five\"\nquiesence = true\n"),
         [
             "variant.toml:3:9: `ai.levels.master.depth` must be a whole number, not the text \"five\"",
-            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions",
+            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen",
         ]
     );
     assert_eq!(
@@ -423,7 +450,16 @@ fn late_move_reductions_reach_the_same_depth_on_fewer_nodes_and_keep_tactics() {
     // make the tree smaller; both searches finish the depth.
     let g = Game::new(standard());
     let config = AiConfig::default();
-    let plain = Level { depth: 5, time_ms: 0, noise: 0, quiescence: true, nodes: 0, reductions: false };
+    let plain = Level {
+        depth: 5,
+        time_ms: 0,
+        noise: 0,
+        quiescence: true,
+        nodes: 0,
+        reductions: false,
+        null_move: false,
+        deepen: false,
+    };
     let reduced = Level { reductions: true, ..plain };
     let a = g.search(&config, &plain, 0, Clock::Off).unwrap();
     let b = g.search(&config, &reduced, 0, Clock::Off).unwrap();
@@ -439,4 +475,102 @@ fn late_move_reductions_reach_the_same_depth_on_fewer_nodes_and_keep_tactics() {
     let v = Variant::load(folder("[ai.levels.veteran]\nreductions = true\n", None).to_str().unwrap()).unwrap();
     let c = AiConfig::from_variant(&v).unwrap();
     assert!(c.level("veteran").unwrap().reductions);
+}
+
+/// A level with every switch given: depth `depth`, quiescence, reductions, no clock.
+fn plain(depth: u32, null_move: bool) -> Level {
+    Level { depth, time_ms: 0, noise: 0, quiescence: true, nodes: 0, reductions: true, null_move, deepen: false }
+}
+
+#[test]
+fn null_move_pruning_cuts_the_tree_and_keeps_tactics() {
+    let config = AiConfig::default();
+    // From the start and from an Italian game: the same depth on fewer nodes.
+    let italian = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    for g in [Game::new(standard()), game(italian)] {
+        let a = g.search(&config, &plain(6, false), 0, Clock::Off).unwrap();
+        let b = g.search(&config, &plain(6, true), 0, Clock::Off).unwrap();
+        assert_eq!((a.depth, b.depth, a.stopped, b.stopped), (6, 6, false, false));
+        assert!(b.nodes < a.nodes, "with null moves {} vs without {}", b.nodes, a.nodes);
+        assert!(g.legal_actions().contains(&b.action));
+        // Deterministic: the same search gives the same result.
+        assert_eq!(g.search(&config, &plain(6, true), 0, Clock::Off).unwrap(), b);
+    }
+    // Mates (the first move quiet) and a hanging queen are still found.
+    let g = game(MATE_IN_2);
+    let r = g.search(&config, &plain(6, true), 0, Clock::Off).unwrap();
+    assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)));
+    let g = game(HANGING_QUEEN);
+    assert_eq!(text(&g, &g.search(&config, &plain(6, true), 0, Clock::Off).unwrap()), "f3-h4");
+    // With only king and pawns (zugzwang is common) the side to move never passes: the
+    // tree is the same with the switch on or off.
+    let g = game("8/8/4k3/8/4P3/4K3/8/8 w - - 0 1");
+    let (a, b) = (
+        g.search(&config, &plain(8, false), 0, Clock::Off).unwrap(),
+        g.search(&config, &plain(8, true), 0, Clock::Off).unwrap(),
+    );
+    assert_eq!((a.nodes, a.action), (b.nodes, b.action));
+    // The slow back end never passes (hooks may count turns): the same tree either way.
+    let v = load(&folder("", Some("function on_turn_end(game) end")));
+    let g = Game::from_fen(v, italian).unwrap();
+    let (a, b) = (
+        g.search(&config, &plain(4, false), 0, Clock::Off).unwrap(),
+        g.search(&config, &plain(4, true), 0, Clock::Off).unwrap(),
+    );
+    assert_eq!((a.backend, a.nodes, a.action), (Backend::Slow, b.nodes, b.action));
+    // Master has it, the others not; TOML switches it.
+    let on: Vec<bool> = config.levels.iter().map(|(_, l)| l.null_move).collect();
+    assert_eq!(on, [false, false, true]);
+    let v = Variant::load(folder("[ai.levels.master]\nnull_move = false\n", None).to_str().unwrap()).unwrap();
+    assert!(!AiConfig::from_variant(&v).unwrap().level("master").unwrap().null_move);
+}
+
+#[test]
+fn a_level_given_time_deepens_past_its_depth() {
+    let g = Game::new(standard());
+    let config = AiConfig::default();
+    let master = *config.level("master").unwrap();
+    // Without a time given, master stops at its depth 5.
+    let capped = g.search(&config, &Level { nodes: 400_000, ..master }, 0, Clock::Off).unwrap();
+    assert_eq!((capped.depth, capped.stopped), (5, false));
+    // Given one, it deepens until the budget (here nodes, to be reproducible) is spent.
+    let timed = Level { nodes: 400_000, ..master.given_time() };
+    let r = g.search(&config, &timed, 0, Clock::Off).unwrap();
+    assert!(r.stopped && r.depth > 5, "depth {} stopped {}", r.depth, r.stopped);
+    assert_eq!(g.search(&config, &timed, 0, Clock::Off).unwrap(), r);
+    // A deadline stops it too, with a legal move (no depth is reached in 50 ms from the
+    // start that would end a search of depth 64).
+    let soon = Clock::Deadline(std::time::Instant::now() + std::time::Duration::from_millis(50));
+    let r = g.search(&config, &master.given_time(), 0, soon).unwrap();
+    assert!(r.stopped && r.depth >= 1 && g.legal_actions().contains(&r.action));
+    // Novice and veteran keep their depth as a cap; a level's `deepen` comes from TOML.
+    for name in ["novice", "veteran"] {
+        let l = *config.level(name).unwrap();
+        assert_eq!(l.given_time(), l, "{name}");
+    }
+    let v = Variant::load(folder("[ai.levels.veteran]\ndeepen = true\n", None).to_str().unwrap()).unwrap();
+    let c = AiConfig::from_variant(&v).unwrap();
+    assert_eq!(c.level("veteran").unwrap().given_time().depth, varia::search::config::MAX_DEPTH);
+}
+
+#[test]
+fn a_passed_pawn_is_worth_more() {
+    // King and pawn endings (phase 0: the endgame weights alone). The white pawn on e5 is
+    // passed when black's pawn is on a7, not when it is on d7 (ahead, on the next file).
+    // Both black pawns stand on their start rank, where `advance`, the central-file term
+    // and a passed bonus are all 0, so the two evaluations differ by the passed bonus of
+    // e5 alone: with `passed = 80`, e5 has covered t = 60% of the way (zone distance 3
+    // of at most 7: (7 − 1 − 3)·100/(7 − 2)), so 80·60·60/100 = 2880 hundredths: 28.
+    let eval = |fen: &str| game(fen).evaluate().unwrap();
+    let blocked = eval("4k3/3p4/8/4P3/8/8/8/4K3 w - - 0 1");
+    let passed = eval("4k3/p7/8/4P3/8/8/8/4K3 w - - 0 1");
+    assert_eq!(passed - blocked, 28);
+    // The weight is `ai.passed`: 0 removes the difference.
+    let v = Variant::load_with("standard", &["ai.passed=0".parse().unwrap()]).unwrap();
+    let eval0 = |fen: &str| Game::from_fen(v.clone(), fen).unwrap().evaluate().unwrap();
+    assert_eq!(eval0("4k3/p7/8/4P3/8/8/8/4K3 w - - 0 1"), eval0("4k3/3p4/8/4P3/8/8/8/4K3 w - - 0 1"));
+    // For black, the same: black's pawn on d4 passed (white's on h2) or not (white's on e2).
+    let black_blocked = eval("4k3/8/8/8/3p4/8/4P3/4K3 b - - 0 1");
+    let black_passed = eval("4k3/8/8/8/3p4/8/7P/4K3 b - - 0 1");
+    assert_eq!(black_passed - black_blocked, 28);
 }

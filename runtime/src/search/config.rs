@@ -10,6 +10,7 @@
 //! king_shelter = 10     # centipawns per own piece next to a royal piece (middlegame)
 //! king_centre = 5       # royal pieces: centralisation in the endgame, shelter at the edge before
 //! tempo = 10            # centipawns for the side to move
+//! passed = 80           # centipawns for a passed `progress` piece one step from its zone
 //!
 //! [ai.levels.master]    # novice, veteran and master exist by default; any name may be added
 //! depth = 5             # plies of full-width search
@@ -17,8 +18,16 @@
 //! noise = 0             # centipawns of seeded random noise on each root move's score
 //! quiescence = true     # search captures past the depth until the position is quiet
 //! reductions = true     # late move reductions (master's default; off for the others)
+//! null_move = true      # null-move pruning where the position allows it (master's default)
+//! deepen = true         # given a time (movetime, a game clock): deepen past `depth` until
+//!                       # it is spent (master's default; the others keep `depth` as a cap)
 //! nodes = 0             # a node budget (0 = none): like time, but reproducible
 //! ```
+//!
+//! `depth` is the cap whenever no time is given from outside (`--no-clock`, UCI
+//! `go depth`, the level's own `time_ms` budget). Callers that give a time for the move
+//! (engine protocols, `varia match --movetime`) take [`Level::given_time`], which lifts
+//! the cap of a level with `deepen`: it then deepens until the time is spent.
 //!
 //! Every key is optional. A level named in the file changes only the keys it lists; a
 //! new level needs `depth`.
@@ -63,6 +72,10 @@ pub struct Weights {
     pub stacks: i32,
     /// With a divide aura: per piece holding it.
     pub guarded: i32,
+    /// For a passed `progress` piece (no enemy `progress` piece ahead of it on its file
+    /// or the files beside it) on the square before its promotion zone; it grows with
+    /// the square of the distance covered like `advance`, half of it in the middlegame.
+    pub passed: i32,
 }
 
 impl Default for Weights {
@@ -79,6 +92,7 @@ impl Default for Weights {
             royal_hp: 150,
             stacks: 12,
             guarded: 6,
+            passed: 80,
         }
     }
 }
@@ -103,6 +117,24 @@ pub struct Level {
     /// only if they beat the best so far. Deeper search in the same time, at a small
     /// risk of missing a quiet move's point.
     pub reductions: bool,
+    /// Null-move pruning: where the side to move, not in check and with pieces other
+    /// than royal and `progress` ones (so that passing is rarely its best), would still
+    /// be at or above beta after passing its turn to a shallower search, the node is cut.
+    /// The back end decides where a pass is sound (the fast one without hit points and
+    /// waiting pieces; the slow one, where hooks may count turns, never).
+    pub null_move: bool,
+    /// Given a time from outside ([`Level::given_time`]), deepen past `depth` until it is
+    /// spent.
+    pub deepen: bool,
+}
+
+impl Level {
+    /// The level for a search given a time for the move (a movetime, a game clock's
+    /// share): with `deepen`, `depth` no longer caps it and it deepens until the time
+    /// is spent; without, it is unchanged.
+    pub fn given_time(self) -> Level {
+        if self.deepen { Level { depth: MAX_DEPTH, ..self } } else { self }
+    }
 }
 
 /// The computer player's settings for one variant: `[ai]` with defaults filled in.
@@ -114,16 +146,25 @@ pub struct AiConfig {
 }
 
 /// The built-in levels (RULES.md A-DC11, a ladder measured against Fairy-Stockfish's
-/// Skill Levels, README "Strength"): a depth-2 novice with noise, a depth-3 veteran, a
-/// depth-5 master with late move reductions; all search captures to quiet positions
+/// Skill Levels, README "Strength"): a depth-2 novice with noise, a depth-3 veteran, and
+/// a master with late move reductions and null-move pruning that deepens as far as the
+/// time it is given allows (depth 5 without one); all search captures to quiet positions
 /// (without it the lower levels left pieces hanging and lost every game to Skill Level 0).
 pub fn default_levels() -> Vec<(String, Level)> {
-    let l =
-        |depth, time_ms, noise, quiescence| Level { depth, time_ms, noise, quiescence, nodes: 0, reductions: false };
+    let l = |depth, time_ms, noise, quiescence| Level {
+        depth,
+        time_ms,
+        noise,
+        quiescence,
+        nodes: 0,
+        reductions: false,
+        null_move: false,
+        deepen: false,
+    };
     vec![
         ("novice".to_string(), l(2, 1000, 40, true)),
         ("veteran".to_string(), l(3, 4000, 0, true)),
-        ("master".to_string(), Level { reductions: true, ..l(5, 8000, 0, true) }),
+        ("master".to_string(), Level { reductions: true, null_move: true, deepen: true, ..l(5, 8000, 0, true) }),
     ]
 }
 
@@ -133,7 +174,7 @@ impl Default for AiConfig {
     }
 }
 
-const WEIGHT_KEYS: [&str; 11] = [
+const WEIGHT_KEYS: [&str; 12] = [
     "material",
     "mobility",
     "centre",
@@ -145,8 +186,9 @@ const WEIGHT_KEYS: [&str; 11] = [
     "royal_hp",
     "stacks",
     "guarded",
+    "passed",
 ];
-const LEVEL_KEYS: [&str; 6] = ["depth", "time_ms", "noise", "quiescence", "nodes", "reductions"];
+const LEVEL_KEYS: [&str; 8] = ["depth", "time_ms", "noise", "quiescence", "nodes", "reductions", "null_move", "deepen"];
 
 impl AiConfig {
     /// The variant's `[ai]` table, checked. Problems name the file, line and column of
@@ -223,6 +265,7 @@ impl Cx<'_> {
                 "royal_hp" => &mut w.royal_hp,
                 "stacks" => &mut w.stacks,
                 "guarded" => &mut w.guarded,
+                "passed" => &mut w.passed,
                 "levels" => {
                     self.levels(value, &mut c.levels);
                     continue;
@@ -269,7 +312,16 @@ impl Cx<'_> {
             };
             let known = levels.iter().position(|(n, _)| n == name);
             let mut level = known.map_or(
-                Level { depth: 0, time_ms: 0, noise: 0, quiescence: false, nodes: 0, reductions: false },
+                Level {
+                    depth: 0,
+                    time_ms: 0,
+                    noise: 0,
+                    quiescence: false,
+                    nodes: 0,
+                    reductions: false,
+                    null_move: false,
+                    deepen: false,
+                },
                 |i| levels[i].1,
             );
             for (key, value) in spec {
@@ -295,9 +347,15 @@ impl Cx<'_> {
                             level.nodes = n as u64;
                         }
                     }
-                    "quiescence" | "reductions" => match value {
-                        toml::Value::Boolean(b) if key == "quiescence" => level.quiescence = *b,
-                        toml::Value::Boolean(b) => level.reductions = *b,
+                    "quiescence" | "reductions" | "null_move" | "deepen" => match value {
+                        toml::Value::Boolean(b) => {
+                            *match key.as_str() {
+                                "quiescence" => &mut level.quiescence,
+                                "reductions" => &mut level.reductions,
+                                "null_move" => &mut level.null_move,
+                                _ => &mut level.deepen,
+                            } = *b
+                        }
                         other => self.problem(
                             &p,
                             false,

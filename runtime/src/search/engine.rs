@@ -1,8 +1,9 @@
-//! One alpha-beta for both back ends: iterative deepening, negamax with principal
-//! variation search, a transposition table, move ordering (table move, captures by
-//! victim and attacker value, killers, history), quiescence on captures, check
-//! extensions, late move reductions (per level), repetition as a draw, and mate scores
-//! that prefer the shorter mate.
+//! One alpha-beta for both back ends: iterative deepening with aspiration windows,
+//! negamax with principal variation search, a transposition table, move ordering (table
+//! move, captures by victim and attacker value, killers, history), quiescence on
+//! captures, check extensions, late move reductions and null-move pruning (per level),
+//! repetition as a draw, and mate scores that prefer the shorter mate. An iteration cut
+//! short by time still counts for the root moves it finished.
 //!
 //! The position it searches is a [`Node`]: the fast back end (a bare position, copy-make)
 //! or the slow one (a whole `Game`, hooks included). Nothing here knows which.
@@ -27,6 +28,9 @@ const INF: i32 = 31_000;
 const DRAW: i32 = 0;
 /// The deepest line the search follows (extensions and quiescence included).
 pub(crate) const MAX_PLY: usize = 128;
+/// The half-width of the first root window around the last iteration's score; a score
+/// outside it is searched again with the window widened.
+const ASPIRATION: i32 = 40;
 /// The most plies quiescence follows past the depth. Captures end in chess, but where
 /// an attack may only damage its target (hit points), exchanges could go on and on.
 const MAX_QUIESCENCE: usize = 10;
@@ -39,8 +43,18 @@ pub(crate) trait Node {
     fn generate(&mut self, out: &mut Vec<Action>);
     /// Plays a legal action; false if the rules refused it (the node is unchanged).
     fn make(&mut self, a: Action) -> bool;
-    /// Takes back the last action played.
+    /// Takes back the last action played (or the null move).
     fn unmake(&mut self);
+    /// Passes the turn (for null-move pruning), if the back end allows a pass here:
+    /// false (the node unchanged) where passing could break the rules' bookkeeping.
+    fn make_null(&mut self) -> bool {
+        false
+    }
+    /// Whether the side to move has pieces other than royal and `progress` ones (where
+    /// it has none, zugzwang is common and a pass proves nothing).
+    fn has_officers(&self) -> bool {
+        false
+    }
     /// Whether the side to move is in check: a royal piece attacked, under the check
     /// rule (without it, an attacked royal piece forces nothing, so it is not extended
     /// or searched like a check).
@@ -92,6 +106,8 @@ struct Search<'a, N: Node> {
     lists: Vec<Vec<Action>>,
     scores: Vec<Vec<i32>>,
     pv: Vec<Vec<Action>>,
+    /// Whether the action that led to each ply was a null move (no two in a row).
+    null: Vec<bool>,
     nodes: u64,
     seldepth: usize,
     /// Whether limits may stop the search (never before depth 1 is complete).
@@ -130,6 +146,7 @@ fn from_tt(s: i32, ply: usize) -> i32 {
 
 /// Searches the position `node` stands on. None if the side to move has no action.
 pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table) -> Option<SearchResult> {
+    tt.new_search();
     let mut s = Search {
         node,
         p,
@@ -140,6 +157,7 @@ pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table) -> Option<Se
         lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         pv: (0..=MAX_PLY + 1).map(|_| Vec::new()).collect(),
+        null: vec![false; MAX_PLY + 2],
         nodes: 0,
         seldepth: 0,
         can_stop: false,
@@ -185,51 +203,37 @@ impl<N: Node> Search<'_, N> {
         let mut best: Option<(Action, i32, Vec<Action>, u32)> = None;
         let max_depth = self.p.level.depth.max(1);
         let mut spent = false;
+        let mut last: i32 = 0;
         for depth in 1..=max_depth {
             if depth > 1 && self.out_of_budget() {
                 spent = true;
                 break;
             }
-            let mut alpha = -INF;
-            let beta = INF;
-            let mut best_i = 0;
-            let mut best_noise = 0;
-            let mut scores = vec![-INF; root.len()];
-            let mut pv = Vec::new();
-            for (i, &(a, n)) in root.iter().enumerate() {
-                if !self.node.make(a) {
-                    continue;
+            // Aspiration: a window around the last score (without noise, whose shifts
+            // make every action's window its own), widened to the full one on a miss.
+            let mut window = if depth >= 4 && noise == 0 && last.abs() < MATE_BOUND {
+                (last - ASPIRATION, last + ASPIRATION)
+            } else {
+                (-INF, INF)
+            };
+            let (alpha, best_i, best_noise, scores, pv) = loop {
+                let it = self.iteration(&root, depth, window);
+                let (alpha, ..) = it;
+                if self.stopped || (alpha > window.0 && alpha < window.1) || window == (-INF, INF) {
+                    break it;
                 }
-                self.keys.push(self.node.key());
-                // The noise shifts this action's window, so pruning stays exact for
-                // the noisy scores.
-                let d = depth as i32 - 1;
-                let mut score = if i == 0 {
-                    -self.search(d, -(beta - n), -(alpha - n), 1) + n
-                } else {
-                    let s = -self.search(d, -(alpha - n) - 1, -(alpha - n), 1) + n;
-                    if s > alpha && !self.stopped { -self.search(d, -(beta - n), -(alpha - n), 1) + n } else { s }
-                };
-                self.keys.pop();
-                self.node.unmake();
-                if self.stopped {
-                    break;
-                }
-                score = score.clamp(-INF + 1, INF - 1);
-                scores[i] = score;
-                if score > alpha {
-                    alpha = score;
-                    best_i = i;
-                    best_noise = n;
-                    pv.clear();
-                    pv.push(a);
-                    pv.extend_from_slice(&self.pv[1]);
-                }
-            }
+                window = (-INF, INF);
+            };
             if self.stopped {
                 spent = true;
+                // The actions this iteration finished inside the window are scored at
+                // the new depth: the best of them replaces the last iteration's choice.
+                if !pv.is_empty() && alpha > window.0 && alpha < window.1 {
+                    best = Some((root[best_i].0, alpha - best_noise, pv, depth - 1));
+                }
                 break;
             }
+            last = alpha - best_noise;
             best = Some((root[best_i].0, alpha - best_noise, pv, depth));
             if let Some(report) = self.p.progress
                 && let Some(r) = self.result(&best, false)
@@ -247,6 +251,58 @@ impl<N: Node> Search<'_, N> {
             }
         }
         self.result(&best, spent)
+    }
+
+    /// One iteration over the root actions at `depth` inside `window`: the best score
+    /// (with its action's noise), the best action's index and noise, every action's
+    /// (bounded) score, and the line. Stopped midway, it holds what it finished.
+    #[allow(clippy::type_complexity)]
+    fn iteration(
+        &mut self,
+        root: &[(Action, i32)],
+        depth: u32,
+        window: (i32, i32),
+    ) -> (i32, usize, i32, Vec<i32>, Vec<Action>) {
+        let (mut alpha, beta) = window;
+        let mut best_i = 0;
+        let mut best_noise = 0;
+        let mut scores = vec![-INF; root.len()];
+        let mut pv = Vec::new();
+        for (i, &(a, n)) in root.iter().enumerate() {
+            if !self.node.make(a) {
+                continue;
+            }
+            self.keys.push(self.node.key());
+            self.null[1] = false;
+            // The noise shifts this action's window, so pruning stays exact for the
+            // noisy scores.
+            let d = depth as i32 - 1;
+            let mut score = if i == 0 {
+                -self.search(d, -(beta - n), -(alpha - n), 1) + n
+            } else {
+                let s = -self.search(d, -(alpha - n) - 1, -(alpha - n), 1) + n;
+                if s > alpha && !self.stopped { -self.search(d, -(beta - n), -(alpha - n), 1) + n } else { s }
+            };
+            self.keys.pop();
+            self.node.unmake();
+            if self.stopped {
+                break;
+            }
+            score = score.clamp(-INF + 1, INF - 1);
+            scores[i] = score;
+            if score > alpha {
+                alpha = score;
+                best_i = i;
+                best_noise = n;
+                pv.clear();
+                pv.push(a);
+                pv.extend_from_slice(&self.pv[1]);
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        (alpha, best_i, best_noise, scores, pv)
     }
 
     /// The result of the last finished iteration.
@@ -407,6 +463,40 @@ impl<N: Node> Search<'_, N> {
             Ok(list) => list,
             Err(score) => return score,
         };
+        // Null move: if passing the turn still leaves the side to move at or above beta
+        // after a search R plies shallower, a real action would too (unless in zugzwang,
+        // which the back end's and `has_officers`'s conditions make rare).
+        if self.p.level.null_move
+            && !pv_node
+            && !in_check
+            && depth >= 3
+            && !self.null[ply]
+            && beta.abs() < MATE_BOUND
+            && self.node.has_officers()
+            && self.node.evaluate() >= beta
+            && self.node.make_null()
+        {
+            let r = if depth >= 7 { 3 } else { 2 };
+            self.keys.push(self.node.key());
+            self.null[ply + 1] = true;
+            let score = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1);
+            self.null[ply + 1] = false;
+            self.keys.pop();
+            self.node.unmake();
+            if self.stopped || score >= beta {
+                self.lists[ply] = list;
+                // A mate found after a pass is not proven: a bound of beta is.
+                return if self.stopped {
+                    0
+                } else if score >= MATE_BOUND {
+                    beta
+                } else {
+                    score
+                };
+            }
+        }
+        self.null[ply + 1] = false;
+
         let tt_move = entry.and_then(|e| e.best);
         let mut scores = std::mem::take(&mut self.scores[ply]);
         scores.clear();

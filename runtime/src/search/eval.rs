@@ -4,7 +4,8 @@
 //! - material: `pieces.<kind>.value` (a kind without one is valued by its reach);
 //! - placement: how many squares a kind reaches from a square on an empty board,
 //!   compared with its average (knights centralise, rooks do not care); `progress`
-//!   pieces (pawns) gain for advancing toward their promotion zone and for central files;
+//!   pieces (pawns) gain for advancing toward their promotion zone and for central files,
+//!   and more when passed (no enemy `progress` piece ahead on their file or those beside);
 //! - mobility: the squares each non-royal, non-`progress` piece reaches now;
 //! - royal pieces: shelter by own pieces and the edge in the middlegame, the centre in
 //!   the endgame, blended by the remaining material (the game phase);
@@ -50,6 +51,14 @@ pub(crate) struct Evaluator {
     /// Kinds whose mobility counts (bit per kind).
     mobile: u32,
     royal: u32,
+    /// `progress` kinds (bit per kind), for the passed term.
+    progress: u32,
+    /// `[(side * MAX_KINDS + kind) * nsq + sq]`: the passed bonus, middlegame and endgame.
+    passed_mg: Vec<i32>,
+    passed_eg: Vec<i32>,
+    /// File and rank of each square.
+    file: Vec<u8>,
+    rank: Vec<u8>,
     nkinds: usize,
     mobility: i32,
     shelter: i32,
@@ -132,6 +141,11 @@ impl Evaluator {
             phase_total: 0,
             mobile: 0,
             royal: 0,
+            progress: 0,
+            passed_mg: vec![0; 2 * MAX_KINDS * nsq],
+            passed_eg: vec![0; 2 * MAX_KINDS * nsq],
+            file: g.squares().map(|s| g.file(s)).collect(),
+            rank: g.squares().map(|s| g.rank(s)).collect(),
             nkinds,
             mobility: w.mobility,
             shelter: w.king_shelter,
@@ -174,6 +188,7 @@ impl Evaluator {
                         e.royal |= 1 << k;
                     } else if kind.progress {
                         // Pawns: their phase weight is nil, their mobility is their advance.
+                        e.progress |= 1 << k;
                     } else {
                         e.mobile |= 1 << k;
                         e.phase_of[k] = value.max(0);
@@ -205,6 +220,10 @@ impl Evaluator {
                         let advance = w.advance * t * t / 100;
                         mg += advance / 2;
                         eg += advance;
+                        // In centipawns (`mg` and `eg` are in hundredths of one here).
+                        let passed = w.passed * t * t / 100;
+                        e.passed_mg[i] = passed / 200;
+                        e.passed_eg[i] = passed / 100;
                         // Central files, once the piece has left its start.
                         let file = g.file(sq) as i32;
                         let central = file.min(g.files as i32 - 1 - file);
@@ -272,6 +291,11 @@ impl Evaluator {
                 }
             }
         }
+        if self.progress != 0 {
+            let (pmg, peg) = self.passed(pos);
+            mg += pmg;
+            eg += peg;
+        }
         let combat = if pos.combat.is_some() { self.combat(pos, t) } else { 0 };
         let (phase, full) = (phase as i64, PHASE as i64);
         let white = (mg * phase + eg * (full - phase)) / full
@@ -282,6 +306,56 @@ impl Evaluator {
         // Below the mate scores, so that no material count reads as a mate.
         let most = super::engine::MATE_BOUND as i64 - 1;
         score.clamp(-most, most) as i32
+    }
+
+    /// Whether `side` has a piece that is neither royal nor `progress` (one that counts
+    /// in the game phase).
+    #[inline]
+    pub fn has_officers<B: Bits>(&self, pos: &Position<B>, side: Side) -> bool {
+        let mut ks = self.mobile;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            if (pos.by_kind[k] & pos.by_side[side.index()]).any() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The passed `progress` pieces' bonus (white's view), middlegame and endgame. White's
+    /// pieces go up the ranks and black's down, as for `advance` without a zone.
+    fn passed<B: Bits>(&self, pos: &Position<B>) -> (i64, i64) {
+        let mut all = B::EMPTY;
+        let mut ks = self.progress;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            all |= pos.by_kind[k];
+        }
+        if all.is_empty() {
+            return (0, 0);
+        }
+        let (mut mg, mut eg) = (0i64, 0i64);
+        for side in Side::BOTH {
+            let s = side.index();
+            let white = side == Side::White;
+            let theirs = all & pos.by_side[1 - s];
+            for sq in (all & pos.by_side[s]).iter() {
+                let (f, r) = (self.file[sq] as i32, self.rank[sq]);
+                let blocked = theirs.iter().any(|o| {
+                    (self.file[o] as i32 - f).abs() <= 1 && if white { self.rank[o] > r } else { self.rank[o] < r }
+                });
+                if blocked {
+                    continue;
+                }
+                let i = (s * MAX_KINDS + crate::position::kind_of(pos.code(sq))) * self.nsq + sq;
+                let sign = if white { 1 } else { -1 };
+                mg += sign * self.passed_mg[i] as i64;
+                eg += sign * self.passed_eg[i] as i64;
+            }
+        }
+        (mg, eg)
     }
 
     /// With hit points (white's view): damaged pieces are worth less, a wounded royal piece

@@ -62,6 +62,35 @@ impl<B: Bits> Node for FastNode<'_, B> {
         }
     }
 
+    /// A pass flips the side to move and drops the en-passant rights; refused with hit
+    /// points (attacks change state a pass would skip) and while returned pieces wait
+    /// for their owner's turn to end.
+    fn make_null(&mut self) -> bool {
+        let pos = self.pos();
+        if pos.combat.is_some() || self.t.combat.is_some() || pos.waiting[0].any() || pos.waiting[1].any() {
+            return false;
+        }
+        let mut p = pos.clone();
+        for s in p.ep.iter() {
+            p.hash ^= self.t.zobrist.ep[s];
+        }
+        p.ep = B::EMPTY;
+        p.halfmove = p.halfmove.saturating_add(1);
+        if p.stm == Side::Black {
+            p.fullmove = p.fullmove.saturating_add(1);
+        }
+        p.stm = p.stm.opponent();
+        p.hash ^= self.t.zobrist.side;
+        self.stack.push(p);
+        true
+    }
+
+    #[inline]
+    fn has_officers(&self) -> bool {
+        let pos = self.pos();
+        self.ev.has_officers(pos, pos.stm)
+    }
+
     #[inline]
     fn in_check(&mut self) -> bool {
         self.v.rules.check && movegen::in_check(self.pos(), self.t)

@@ -1,5 +1,7 @@
 //! The transposition table: results of searched positions, keyed by the position hash,
-//! a fixed number of entries, replaced by depth.
+//! a fixed number of entries, replaced by depth within a search and always over entries
+//! of an earlier search (a table kept between moves would otherwise fill with deep,
+//! stale results that nothing can replace).
 //!
 //! An entry is two words: the full key, and the data packed into 64 bits (score, depth,
 //! bound, best action). Zeroed memory is an empty table, so a large table costs nothing
@@ -48,6 +50,9 @@ pub(crate) struct Entry {
 
 const FILLED: u64 = 1 << 63;
 const HAS_BEST: u64 = 1 << 62;
+/// Bits 26 to 31: the search (modulo 64) that stored the entry.
+const AGE_SHIFT: u32 = 26;
+const AGE_MASK: u64 = 63;
 
 impl Entry {
     fn pack(&self) -> u64 {
@@ -94,12 +99,19 @@ pub(crate) struct Table {
     /// `[key, data]` per slot.
     slots: Vec<[u64; 2]>,
     mask: usize,
+    /// The current search, modulo 64.
+    age: u64,
 }
 
 impl Table {
     /// A table of `2^bits` entries.
     pub fn new(bits: u32) -> Table {
-        Table { slots: vec![[0; 2]; 1 << bits], mask: (1 << bits) - 1 }
+        Table { slots: vec![[0; 2]; 1 << bits], mask: (1 << bits) - 1, age: 0 }
+    }
+
+    /// Starts a new search: what earlier ones stored may be replaced by anything.
+    pub fn new_search(&mut self) {
+        self.age = (self.age + 1) & AGE_MASK;
     }
 
     pub fn clear(&mut self) {
@@ -124,21 +136,22 @@ impl Table {
         (k == key && d & FILLED != 0).then(|| Entry::unpack(d))
     }
 
-    /// Stores a result; a deeper result for another position keeps its slot, and a
-    /// result without a best action keeps the one stored for the same position.
+    /// Stores a result; a deeper result for another position from this search keeps its
+    /// slot, and a result without a best action keeps the one stored for the same position.
     #[inline]
     pub fn store(&mut self, key: u64, mut e: Entry) {
         let slot = &mut self.slots[key as usize & self.mask];
         if slot[1] & FILLED != 0 {
             let old = Entry::unpack(slot[1]);
-            if slot[0] != key && old.depth > e.depth {
+            let current = (slot[1] >> AGE_SHIFT) & AGE_MASK == self.age;
+            if slot[0] != key && current && old.depth > e.depth {
                 return;
             }
             if slot[0] == key && e.best.is_none() {
                 e.best = old.best;
             }
         }
-        *slot = [key, e.pack()];
+        *slot = [key, e.pack() | self.age << AGE_SHIFT];
     }
 }
 
@@ -164,8 +177,12 @@ mod tests {
         // A shallower result for another position in the same slot does not replace it.
         t.store(99 + 16, Entry { best: None, score: 1, depth: -2, bound: Bound::Exact });
         assert!(t.probe(99).is_some() && t.probe(99 + 16).is_none());
+        // From the next search on, it may be replaced.
+        t.new_search();
+        t.store(99 + 16, Entry { best: None, score: 1, depth: -2, bound: Bound::Exact });
+        assert!(t.probe(99).is_none() && t.probe(99 + 16).is_some_and(|e| e.score == 1 && e.depth == -2));
         t.clear();
-        assert!(t.probe(99).is_none());
+        assert!(t.probe(99 + 16).is_none());
     }
 
     #[test]
