@@ -87,8 +87,9 @@ fn replay_of_a_solo_board_lists_each_strike_with_its_events() {
 }
 
 /// Runs `varia play` with `input` on stdin.
-fn play(args: &[&str], input: &str) -> Output {
-    let data = scratch("words-play");
+fn play(name: &str, args: &[&str], input: &str) -> Output {
+    // A folder per test: tests run in parallel, and `scratch` empties the folder it gives.
+    let data = scratch(name);
     let mut child = Command::new(env!("CARGO_BIN_EXE_varia"))
         .arg("play")
         .args(args)
@@ -106,7 +107,7 @@ fn play(args: &[&str], input: &str) -> Output {
 
 #[test]
 fn play_writes_a_human_moves_events() {
-    let o = play(&["chessception", "--as", "both", "--fen", CONE_FEN], "d1-d7\nquit\n");
+    let o = play("words-play-human", &["chessception", "--as", "both", "--fen", CONE_FEN], "d1-d7\nquit\n");
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let at = out.find(&format!("  {}\n", CONE_EVENTS[0])).unwrap_or_else(|| panic!("no events: {out}"));
@@ -117,7 +118,11 @@ fn play_writes_a_human_moves_events() {
 #[test]
 fn play_writes_the_computers_events() {
     // The computer plays white, in check from the queen b2: its one legal move takes her.
-    let o = play(&["standard", "--as", "black", "--ai", "novice", "--fen", "k7/8/8/8/8/8/1q6/K7 w - - 0 1"], "quit\n");
+    let o = play(
+        "words-play-computer",
+        &["standard", "--as", "black", "--ai", "novice", "--fen", "k7/8/8/8/8/8/1q6/K7 w - - 0 1"],
+        "quit\n",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -128,8 +133,8 @@ fn play_writes_the_computers_events() {
 
 /// A variant that awards a point for every action to the side that made it, through the
 /// `score` hook.
-fn scoring_variant() -> std::path::PathBuf {
-    let dir = scratch("words-points");
+fn scoring_variant(name: &str) -> std::path::PathBuf {
+    let dir = scratch(name);
     std::fs::write(dir.join("variant.toml"), "extends = \"standard\"\n").unwrap();
     std::fs::write(dir.join("rules.lua"), "function score(game, action)\n  return 1\nend\n").unwrap();
     dir
@@ -137,7 +142,7 @@ fn scoring_variant() -> std::path::PathBuf {
 
 #[test]
 fn points_show_under_the_board_and_in_the_json() {
-    let dir = scoring_variant();
+    let dir = scoring_variant("words-points-board");
     let v = dir.to_str().unwrap();
     // Before any move: the variant scores, so its points are shown at 0.
     let o = varia(&["replay", v]);
@@ -157,7 +162,7 @@ fn points_show_under_the_board_and_in_the_json() {
 
 #[test]
 fn a_snapshot_s_points_must_agree_with_its_history() {
-    let dir = scoring_variant();
+    let dir = scoring_variant("words-points-snapshot");
     let v = dir.to_str().unwrap();
     let o = varia(&["replay", v, "--json", "e2-e4 e7-e5"]);
     let mut j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
