@@ -222,7 +222,7 @@ test('every playable variant renders, and is photographed', async () => {
   const variants = await (await fetch(`${base}/api/variants`)).json();
   const playable = variants.filter((v) => v.playable);
   assert.ok(playable.length >= 3, `the server plays several variants: ${playable.map((v) => v.name)}`);
-  await page.setViewportSize({ width: 1000, height: 680 });
+  await page.setViewportSize({ width: 1280, height: 860 });
   for (const v of playable) {
     await open(`?variant=${v.name}`);
     assert.equal(await page.locator('#board .square').count(), v.files * v.ranks, v.name);
@@ -247,6 +247,7 @@ test('every playable variant renders, and is photographed', async () => {
       if (await chooser.count()) await chooser.first().click();
       await page.waitForFunction((n) => document.querySelectorAll('#log > li').length > n, plies, WAIT);
     }
+    await page.evaluate(() => window.scrollTo(0, 0));
     const file = join(shots, `${v.name}.png`);
     await page.screenshot({ path: file });
     const png = readFileSync(file);
