@@ -9,7 +9,7 @@ use crate::bits::Bits;
 use crate::event::{Event, Sink};
 use crate::geometry::Square;
 use crate::mechanics::reserve::{Banked, Reserve};
-use crate::movegen::tables::Tables;
+use crate::movegen::tables::{DirAttack, Tables};
 use crate::notation::consistency::MAX_FROZEN;
 use crate::notation::fen::Setup;
 use crate::piece::{KindId, MAX_KINDS, Piece, Side};
@@ -682,25 +682,76 @@ impl<B: Bits> Position<B> {
             out |= t.kinds[b][k].rev_leap[sq] & self.by_kind[k];
         }
         out &= mine;
+        let sliders = self.sliders(t, b, mine);
+        if sliders.is_empty() {
+            return out;
+        }
         for da in &t.slide_attacks[b] {
-            let blockers = t.ray(da.scan, sq) & occ;
-            if blockers.is_empty() {
-                continue;
+            if let Some(at) = self.slide_attacker(t, da, sq, occ, sliders) {
+                out = out.with(at);
             }
-            let at = if t.positive[da.scan as usize] { blockers.lsb() } else { blockers.msb() };
-            if !mine.has(at) {
-                continue;
-            }
-            let k = kind_of(self.code(at));
-            if da.kinds & (1 << k) == 0 {
-                continue;
-            }
-            if da.limited && da.range[k] != 0 && self.steps(t, sq, at, da.scan) > da.range[k] as u32 {
-                continue;
-            }
-            out = out.with(at);
         }
         out
+    }
+
+    /// Whether a piece of `by` attacks `sq` through an unconditional atom, with `occ` as
+    /// the occupancy: `attackers(…).any()`, stopping at the first attacker found (the
+    /// king's moves ask this for every target).
+    #[inline]
+    pub fn attacked(&self, t: &Tables<B>, sq: usize, by: Side, occ: B) -> bool {
+        let b = by.index();
+        let mine = self.by_side[b] & !self.inactive;
+        let mut ks = t.leap_attackers[b];
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            if (t.kinds[b][k].rev_leap[sq] & self.by_kind[k] & mine).any() {
+                return true;
+            }
+        }
+        let sliders = self.sliders(t, b, mine);
+        !sliders.is_empty()
+            && t.slide_attacks[b].iter().any(|da| self.slide_attacker(t, da, sq, occ, sliders).is_some())
+    }
+
+    /// The pieces among `mine` (side `b`'s) of a kind that attacks by sliding.
+    #[inline(always)]
+    fn sliders(&self, t: &Tables<B>, b: usize, mine: B) -> B {
+        let mut out = B::EMPTY;
+        let mut ks = t.slide_attackers[b];
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            out |= self.by_kind[k];
+        }
+        out & mine
+    }
+
+    /// The piece of `sliders` that attacks `sq` along `da`'s line, if any: the first piece
+    /// met from `sq` (under `occ`), if it is one of them, of a kind `da` lists, within range.
+    #[inline(always)]
+    fn slide_attacker(&self, t: &Tables<B>, da: &DirAttack, sq: usize, occ: B, sliders: B) -> Option<usize> {
+        let ray = t.ray(da.scan, sq);
+        // Most lines hold no slider at all: one test instead of finding the first blocker.
+        if (ray & sliders).is_empty() {
+            return None;
+        }
+        let blockers = ray & occ;
+        if blockers.is_empty() {
+            return None;
+        }
+        let at = if t.positive[da.scan as usize] { blockers.lsb() } else { blockers.msb() };
+        if !sliders.has(at) {
+            return None;
+        }
+        let k = kind_of(self.code(at));
+        if da.kinds & (1 << k) == 0 {
+            return None;
+        }
+        if da.limited && da.range[k] != 0 && self.steps(t, sq, at, da.scan) > da.range[k] as u32 {
+            return None;
+        }
+        Some(at)
     }
 
     /// The number of steps along direction `dir` from `a` to `b` (which lie on its line).
@@ -754,7 +805,7 @@ impl<B: Bits> Position<B> {
         let them = side.opponent();
         let occ = self.occupied();
         for sq in self.royals(t, side).iter() {
-            if self.attackers(t, sq, them, occ).any() {
+            if self.attacked(t, sq, them, occ) {
                 return true;
             }
             if !t.facing.is_empty() && self.faces_royal(t, sq, them, occ) {

@@ -182,7 +182,7 @@ impl<B: Bits> Core for CoreImpl<B> {
     fn attacked(&self, sq: Square, by: Side) -> bool {
         let t = self.v.tables();
         let i = sq.index();
-        if self.pos.attackers(t, i, by, self.pos.occupied()).any() {
+        if self.pos.attacked(t, i, by, self.pos.occupied()) {
             return true;
         }
         // Immunities are judged against the piece there; an empty square has none (31:

@@ -29,6 +29,8 @@ pub(crate) struct Tables<B: Bits> {
     pub slide_attacks: [Vec<DirAttack>; 2],
     /// Kinds with unconditional leap attacks (bit per kind), per side.
     pub leap_attackers: [u32; 2],
+    /// Kinds with unconditional slide attacks (the union of `slide_attacks`' kinds), per side.
+    pub slide_attackers: [u32; 2],
     /// Kinds with conditional attacks (silenced, partly immune targets…), per side.
     pub cond_attackers: [u32; 2],
     pub regions: Vec<[B; 2]>,
@@ -224,6 +226,7 @@ impl<B: Bits> Tables<B> {
             kinds: [vec![], vec![]],
             slide_attacks: [vec![], vec![]],
             leap_attackers: [0; 2],
+            slide_attackers: [0; 2],
             cond_attackers: [0; 2],
             regions: vec![],
             promo_zone: [vec![], vec![]],
@@ -459,6 +462,7 @@ impl<B: Bits> Tables<B> {
                 }
                 t.kinds[s].push(kt);
             }
+            t.slide_attackers[s] = slide_attacks.iter().fold(0, |acc, da| acc | da.kinds);
             t.slide_attacks[s] = slide_attacks;
             t.promo_zone[s] =
                 v.kinds.iter().map(|k| k.promotion.as_ref().map_or(B::EMPTY, |p| t.regions[p.zone][s])).collect();
