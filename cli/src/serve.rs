@@ -26,6 +26,10 @@ pub struct ServeArgs {
     /// Open the page in the default browser.
     #[arg(long)]
     open: bool,
+    /// Solo boards' clock: `system`, or `manual` (time moves only by POST /api/clock/wait,
+    /// for scripted sessions and tests).
+    #[arg(long, default_value = "system", value_name = "system|manual")]
+    clock: String,
 }
 
 pub fn run(args: ServeArgs) -> Result<(), Fail> {
@@ -34,13 +38,18 @@ pub fn run(args: ServeArgs) -> Result<(), Fail> {
     if sources.is_empty() {
         sources = Catalog::known();
     }
+    let clock: std::sync::Arc<dyn varia_playground::TimeSource> = match args.clock.as_str() {
+        "system" => std::sync::Arc::new(varia_playground::SystemClock::new()),
+        "manual" => std::sync::Arc::new(varia_playground::ManualClock::default()),
+        other => return Err(Fail(format!("--clock is `system` or `manual`, not `{other}`"))),
+    };
     let catalog = Catalog::load(&sources)?;
     if !args.host.is_loopback() {
         eprintln!("varia serve: listening on {}: other machines can reach this server", args.host);
     }
     let open = args.open;
     let names = catalog.names();
-    varia_playground::serve(catalog, SocketAddr::new(args.host, args.port), move |addr| {
+    varia_playground::serve_with_clock(catalog, SocketAddr::new(args.host, args.port), clock, move |addr| {
         let url = format!("http://{addr}/");
         println!("{url}");
         eprintln!("varia serve: {} variants ({}); Ctrl-C stops", names.len(), names.join(", "));

@@ -31,3 +31,13 @@ export const targets = (id, from) => call('GET', `${game(id)}/targets?from=${enc
 export const play = (id, move) => call('POST', `${game(id)}/moves`, { move });
 export const undo = (id, plies = 1) => call('POST', `${game(id)}/undo`, { plies });
 export const ai = (id, level, seed = 0) => call('POST', `${game(id)}/ai`, { level, seed });
+
+// Solo boards.
+const board = (id) => `/api/solo/${encodeURIComponent(id)}`;
+export const newSolo = (variant, level, seed) =>
+  call('POST', '/api/solo', { variant, ...(level ? { level } : {}), seed });
+export const soloState = (id) => call('GET', board(id));
+export const strike = (id, square) => call('POST', `${board(id)}/strikes`, { square });
+export const soloUndo = (id, strikes = 1) => call('POST', `${board(id)}/undo`, { strikes });
+export const soloPause = (id) => call('POST', `${board(id)}/pause`);
+export const soloResume = (id) => call('POST', `${board(id)}/resume`);

@@ -4,9 +4,13 @@
 // moves typed in, undo of up to 4 plies, copy and paste of the move list through the
 // clipboard, save and load in the browser's storage, reset), and live reload: it polls
 // the server's rules version and refetches the game when its variant's rules change, or
-// shows the problems of a broken save.
+// shows the problems of a broken save. A solo variant (Chessic) gets the forge board
+// of solo.js instead of the two-sided board and panel. Actions are animated from their
+// events (fx.js).
 import * as api from './api.js';
 import { render } from './board.js';
+import { animate } from './fx.js';
+import * as solo from './solo.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -62,6 +66,9 @@ function draw() {
   }
 }
 
+const variantOf = (name) => ui.variants.find((x) => x.name === name);
+const isSolo = (name) => variantOf(name)?.turns === 'solo';
+
 function log(title, events) {
   const li = document.createElement('li');
   const head = document.createElement('strong');
@@ -71,7 +78,7 @@ function log(title, events) {
     const ul = document.createElement('ul');
     for (const e of events) {
       const item = document.createElement('li');
-      item.className = `event ${e.data.event}`;
+      item.className = `event ${e.data.event || e.data.type}`;
       item.textContent = e.text;
       ul.append(item);
     }
@@ -96,6 +103,7 @@ async function move(text) {
     showError('');
     log(`${r.state.ply}. ${text}`, r.events);
     draw();
+    animate($('board'), r.events);
   } catch (e) {
     showError(e.message);
     return;
@@ -141,9 +149,32 @@ async function click(square) {
   draw();
 }
 
+// The two-sided panel or the forge panel, for the variant picked.
+function panels(soloBoard) {
+  $('panel').hidden = soloBoard;
+  $('fen').disabled = soloBoard;
+  $('solo-panel').hidden = !soloBoard;
+  if (!soloBoard) solo.stop();
+}
+
 async function newGame(moves) {
   const name = $('variant').value;
   const fen = $('fen').value.trim();
+  if (isSolo(name)) {
+    panels(true);
+    ui.game = null;
+    closeChooser();
+    $('reload-note').hidden = true;
+    $('scores').hidden = true;
+    solo.levels(variantOf(name));
+    const st = await solo.newBoard(variantOf(name), { log, showError });
+    if (!st) return false;
+    ui.variantVersion = st.rules_version;
+    localStorage.setItem('varia-playground-variant', name);
+    showError('');
+    return true;
+  }
+  panels(false);
   try {
     const r = await api.newGame(name, fen || undefined, moves);
     ui.game = r.state;
@@ -197,6 +228,7 @@ async function aiTurns() {
       ui.targets = [];
       log(`${r.state.ply}. ${r.move} (${$('level').value})`, r.events);
       draw();
+      animate($('board'), r.events);
       plies++;
     }
   } catch (e) {
@@ -285,6 +317,7 @@ async function load() {
 }
 
 async function undo() {
+  if (solo.active()) return solo.undo();
   if (!ui.game) return;
   try {
     const r = await api.undo(ui.game.id, 1);
@@ -316,6 +349,20 @@ function showProblems(problems) {
 async function poll() {
   try {
     const s = await api.status();
+    const name = $('variant').value;
+    if (solo.active() && s.variants[name]) {
+      const v = s.variants[name];
+      showProblems(v.problems);
+      if (v.version !== ui.variantVersion) {
+        ui.variantVersion = v.version;
+        await solo.refresh();
+        const note = $('reload-note');
+        note.hidden = false;
+        note.dataset.version = v.version;
+        if (v.problems.length) note.textContent = `The rules of ${name} have an error (version ${v.version}); the last good rules keep running.`;
+        else if (!note.textContent.startsWith('the rules')) note.textContent = `The rules of ${name} were reloaded (version ${v.version}).`;
+      }
+    }
     if (ui.game && s.variants[ui.game.variant]) {
       const v = s.variants[ui.game.variant];
       showProblems(v.problems);
@@ -355,6 +402,8 @@ async function start() {
     aiTurns();
   });
   $('undo').addEventListener('click', undo);
+  $('solo-new').addEventListener('click', () => newGame());
+  solo.setup();
   $('chooser-cancel').addEventListener('click', closeChooser);
   $('variant').addEventListener('change', () => {
     $('fen').value = '';
@@ -369,7 +418,9 @@ async function start() {
   for (const v of ui.variants) {
     const o = document.createElement('option');
     o.value = v.name;
-    o.textContent = v.playable ? `${v.title} (${v.files}×${v.ranks})` : `${v.title} (${v.turns}: not playable here yet)`;
+    o.textContent = v.playable
+      ? `${v.title} (${v.turns === 'solo' ? 'solo, ' : ''}${v.files}×${v.ranks})`
+      : `${v.title} (${v.turns}: not playable here yet)`;
     o.disabled = !v.playable;
     select.append(o);
   }
@@ -378,6 +429,11 @@ async function start() {
   const playable = ui.variants.filter((v) => v.playable).map((v) => v.name);
   select.value = playable.includes(wanted) ? wanted : playable.includes('standard') ? 'standard' : playable[0];
   if (params.get('fen')) $('fen').value = params.get('fen');
+  if (isSolo(select.value)) {
+    solo.levels(variantOf(select.value));
+    if (params.get('level')) $('solo-level').value = params.get('level');
+    if (/^[0-9]+$/.test(params.get('seed') || '')) $('solo-seed').value = params.get('seed');
+  }
   if (['white', 'black', 'both', 'none'].includes(params.get('as'))) ui.playAs = params.get('as');
   $('play-as').value = ui.playAs;
   levels(select.value);

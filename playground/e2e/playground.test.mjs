@@ -110,6 +110,101 @@ test('a Chessception attack changes hit points and the log explains it', async (
   assert.match(log, /black knight on d5 takes 2 \(primary\): 2 HP left/);
   assert.match(log, /white attacker stays on c4/);
   assert.match(await square('d5').locator('.piece').getAttribute('title'), /black knight on d5: 2\/4 HP/);
+  // Animated from the events: one floating number per damage event, on its square.
+  const fx = await page.locator('#board .fx-damage').evaluateAll((els) =>
+    els.map((e) => [e.closest('[data-square]').dataset.square, e.textContent]),
+  );
+  assert.deepEqual(fx, [['d5', '−2']]);
+});
+
+test('moves slide and damage floats, in the order of the events; none of it under reduced motion', async () => {
+  await open('?variant=chessception');
+  await click('e2', 'e4');
+  // The move's piece slid from e2 (the first event of the action).
+  assert.equal(await square('e4').locator('.piece').getAttribute('data-slid'), '0');
+  for (const [f, t] of [['g8', 'f6'], ['e4', 'e5'], ['f6', 'd5'], ['c2', 'c4'], ['d7', 'd6'], ['c4', 'd5']]) {
+    await click(f, t);
+  }
+  // The attack's effects, in event order, each over within 300 ms of the reply.
+  const fx = await page.locator('#board .fx').evaluateAll((els) =>
+    els.map((e) => {
+      const t = e.getAnimations()[0]?.effect.getComputedTiming();
+      return { order: Number(e.dataset.order), delay: t?.delay, end: t?.endTime };
+    }),
+  );
+  assert.ok(fx.length >= 1, 'the attack is animated');
+  for (const f of fx) assert.ok(f.end > 0 && f.end <= 300, `an effect ends within 300 ms (${f.end})`);
+  // A later event starts no earlier than an earlier one.
+  fx.sort((a, b) => a.order - b.order);
+  for (let i = 1; i < fx.length; i++) assert.ok(fx[i].delay >= fx[i - 1].delay, JSON.stringify(fx));
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  try {
+    await open('?variant=chessception');
+    for (const [f, t] of [['e2', 'e4'], ['g8', 'f6'], ['e4', 'e5'], ['f6', 'd5'], ['c2', 'c4'], ['d7', 'd6'], ['c4', 'd5']]) {
+      await click(f, t);
+    }
+    assert.equal(await square('d5').locator('.damage').innerText(), '−2', 'the damage is still shown, unanimated');
+    assert.equal(await page.locator('#board .fx').count(), 0);
+    assert.equal(await page.locator('#board [data-slid]').count(), 0);
+  } finally {
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+  }
+});
+
+// A solo board (Chessic): strikes by clicking gold targets until the board ends.
+test('a Chessic board is played to the end by clicking, and shows the API\'s score', async () => {
+  await open('?variant=chessic&level=apprentice&seed=2');
+  await page.waitForSelector('#board.forge .square', WAIT);
+  assert.equal(await page.locator('#board .square').count(), 36);
+  assert.equal(await page.locator('#panel').isVisible(), false, 'no two-sided panel');
+  assert.equal(await page.locator('#status').innerText(), 'First strike: any unfinished square');
+  assert.equal(await page.locator('#board .square.gold').count(), 36);
+  assert.equal(await page.locator('#board .pip.hit').count(), 0);
+  const id = await page.locator('#solo-panel').getAttribute('data-id');
+  const api = async () => (await fetch(`${base}/api/solo/${id}`)).json();
+  // The board is the one the API dealt for that seed and level.
+  const dealt = await api();
+  assert.deepEqual([dealt.seed, dealt.level], [2, 'apprentice']);
+  for (const q of dealt.squares) {
+    assert.equal(await square(q.name).locator('.piece').innerText(), q.piece.letter, q.name);
+  }
+  // Pause hides the board and stops the clock (a manual clock: 3 s pass while paused).
+  await page.click('#solo-pause');
+  await page.waitForSelector('#board .paused-note', WAIT);
+  assert.match(await page.locator('#solo-clock').innerText(), /\(paused\)/);
+  await fetch(`${base}/api/clock/wait`, { method: 'POST', body: JSON.stringify({ ms: 3000 }), headers: { 'Content-Type': 'application/json' } });
+  await page.click('#solo-pause');
+  await page.waitForSelector('#board .square', WAIT);
+  assert.equal((await api()).clock.elapsed_ms, 0, 'no time passed while paused');
+  let strikes = 0;
+  while ((await page.locator('#status').getAttribute('data-status')) === 'playing') {
+    const n = await page.locator('#log > li').count();
+    const target = await page.locator('#board .square.gold').first().getAttribute('data-square');
+    await square(target).click();
+    await page.waitForFunction((k) => document.querySelectorAll('#log > li').length > k, n, WAIT);
+    strikes++;
+    if (strikes === 1) {
+      // The first strike: a pip on its square, its words in the log, its points floating.
+      assert.equal(await square(target).locator('.pip.hit').count(), 1);
+      const first = (await api()).events.map((e) => e.text);
+      assert.deepEqual(await page.locator('#log > li').last().locator('li').allInnerTexts(), first);
+      assert.ok((await square(target).locator('.fx-points').count()) >= 1);
+    }
+    assert.ok(strikes <= 108, 'a 6×6 board of 3 layers ends within 108 strikes');
+  }
+  const end = await api();
+  assert.notEqual(end.status, 'playing');
+  assert.equal(end.ply, strikes);
+  const total = (end.score.total / 10).toFixed(1);
+  assert.equal(await page.locator('#solo-breakdown tr.total td.num').innerText(), total);
+  for (const part of end.breakdown) {
+    assert.equal(await page.locator(`#solo-breakdown tr[data-key="${part.key}"] td.num`).innerText(), (part.tenths / 10).toFixed(1));
+  }
+  assert.ok((await page.locator('#status').innerText()).endsWith(`Final score: ${total}`));
+  assert.match(await logText(), new RegExp(`Final score: ${total.replace('.', '\\.')}`));
+  // Each square shows as many struck pips as the API's hits.
+  const hits = await page.locator('#board .square').evaluateAll((els) => els.map((e) => [e.dataset.square, Number(e.dataset.hits)]));
+  assert.deepEqual(hits, end.squares.map((q) => [q.name, q.hits]));
 });
 
 // Waits until the d8 queen's hit points read `text`.
@@ -225,6 +320,7 @@ test('every playable variant renders, and is photographed', async () => {
   await page.setViewportSize({ width: 1280, height: 860 });
   for (const v of playable) {
     await open(`?variant=${v.name}`);
+    if (v.turns === 'solo') await page.waitForSelector('#board.forge .square', WAIT);
     assert.equal(await page.locator('#board .square').count(), v.files * v.ranks, v.name);
     // Chessception after an attack that leaves damage to show (the test above);
     // every other variant two plies in: a middle piece of each side that can move, to
@@ -234,7 +330,16 @@ test('every playable variant renders, and is photographed', async () => {
         await click(f, t);
       }
     }
-    for (let ply = 0; ply < 2 && v.name !== 'chessception'; ply++) {
+    // A solo board: a few strikes, each on the middle gold target.
+    for (let k = 0; k < 6 && v.turns === 'solo'; k++) {
+      await page.waitForSelector('#board.forge .square', WAIT);
+      const gold = await page.locator('#board .square.gold').evaluateAll((els) => els.map((e) => e.dataset.square));
+      if (gold.length === 0) break;
+      const n = await page.locator('#log > li').count();
+      await square(gold[Math.floor(gold.length / 2)]).click();
+      await page.waitForFunction((c) => document.querySelectorAll('#log > li').length > c, n, WAIT);
+    }
+    for (let ply = 0; ply < 2 && v.name !== 'chessception' && v.turns !== 'solo'; ply++) {
       const movable = await page.locator('#board .square.movable').evaluateAll((els) => els.map((e) => e.dataset.square));
       if (movable.length === 0) break;
       const from = movable[Math.floor(movable.length / 2)];
@@ -248,6 +353,8 @@ test('every playable variant renders, and is photographed', async () => {
       await page.waitForFunction((n) => document.querySelectorAll('#log > li').length > n, plies, WAIT);
     }
     await page.evaluate(() => window.scrollTo(0, 0));
+    // The board at rest: every effect of the last action finished.
+    await page.evaluate(() => document.getAnimations().forEach((a) => a.finish()));
     const file = join(shots, `${v.name}.png`);
     await page.screenshot({ path: file });
     const png = readFileSync(file);

@@ -17,6 +17,8 @@ pub const ASSETS: &[(&str, Asset)] = &[
     ("/app.js", Asset { content_type: JS, body: include_str!("../assets/app.js") }),
     ("/api.js", Asset { content_type: JS, body: include_str!("../assets/api.js") }),
     ("/board.js", Asset { content_type: JS, body: include_str!("../assets/board.js") }),
+    ("/solo.js", Asset { content_type: JS, body: include_str!("../assets/solo.js") }),
+    ("/fx.js", Asset { content_type: JS, body: include_str!("../assets/fx.js") }),
     ("/style.css", Asset { content_type: CSS, body: include_str!("../assets/style.css") }),
 ];
 

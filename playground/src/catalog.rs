@@ -114,6 +114,15 @@ impl Catalog {
         Ok(v)
     }
 
+    /// Like [`Catalog::get`], for a solo variant (a board the page strikes).
+    pub fn solo(&self, name: &str) -> Result<(Arc<Variant>, u64), Error> {
+        let (v, version) = self.get(name)?;
+        if v.turns != TurnModel::Solo {
+            return Err(Error::NotSolo { name: name.to_string(), model: v.turns.name() });
+        }
+        Ok((v, version))
+    }
+
     /// Reloads every variant whose files changed; returns whether anything changed.
     pub fn poll(&mut self) -> bool {
         let mut any = false;
@@ -159,14 +168,18 @@ impl Catalog {
                     "title": v.title,
                     "summary": v.summary,
                     "turns": v.turns.name(),
-                    "playable": v.turns == TurnModel::Alternate,
+                    "playable": matches!(v.turns, TurnModel::Alternate | TurnModel::Solo),
                     "files": v.geometry.files,
                     "ranks": v.geometry.ranks,
                     "origin": origin(&e.reloader),
                     "watched": e.reloader.files().iter().map(|p| shown(p)).collect::<Vec<_>>(),
-                    "levels": varia::search::AiConfig::from_variant(&v)
-                        .map(|c| c.levels.into_iter().map(|(name, _)| name).collect::<Vec<_>>())
-                        .unwrap_or_default(),
+                    // The AI's levels, or a solo board's (its pools).
+                    "levels": match &v.solo {
+                        Some(s) if v.turns == TurnModel::Solo => s.levels.iter().map(|l| l.name.clone()).collect(),
+                        _ => varia::search::AiConfig::from_variant(&v)
+                            .map(|c| c.levels.into_iter().map(|(name, _)| name).collect::<Vec<_>>())
+                            .unwrap_or_default(),
+                    },
                     "version": e.version,
                     "problems": problems_json(&e.problems),
                 })

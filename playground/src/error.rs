@@ -11,8 +11,14 @@ pub enum Error {
     #[error("unknown variant `{name}`; this server plays: {}", known.join(", "))]
     UnknownVariant { name: String, known: Vec<String> },
     /// A variant that this server serves but whose turn model the page does not play yet.
-    #[error("`{name}` is a {model} variant: the playground plays two sides alternating so far")]
+    #[error("`{name}` is a {model} variant: POST /api/games plays two sides alternating (solo boards: POST /api/solo)")]
     NotPlayable { name: String, model: &'static str },
+    /// A solo board asked of a variant that is not one.
+    #[error("`{name}` is not a solo variant (turns.model = \"{model}\"): POST /api/games plays it")]
+    NotSolo { name: String, model: &'static str },
+    /// `POST /api/clock/wait` on a server that reads the system clock.
+    #[error("this server reads the system clock: only `varia serve --clock manual` lets time be moved by hand")]
+    NotManualClock,
     /// A game id the server did not issue, or a game evicted since.
     #[error("no game `{id}` (the server keeps the {max} most recently used games; start a new one)")]
     UnknownGame { id: String, max: usize },
@@ -23,6 +29,12 @@ pub enum Error {
     /// A move the rules refuse; the game is unchanged.
     #[error("move `{text}`: {why}")]
     Refused { text: String, why: String },
+    /// A strike the rules (or a paused clock) refuse; the board is unchanged.
+    #[error("strike `{square}`: {why}")]
+    Strike { square: String, why: String },
+    /// A solo board's pause, resume or undo refused (`what` names it); nothing changed.
+    #[error("{what}: {why}")]
+    SoloRefused { what: &'static str, why: String },
     /// A new game's moves (pasted or loaded) that do not replay; no game is made.
     #[error("the moves do not replay: {why}")]
     MovesRefused { why: String },
@@ -51,7 +63,14 @@ impl Error {
     pub fn status(&self) -> u16 {
         match self {
             Error::UnknownVariant { .. } | Error::UnknownGame { .. } => 404,
-            Error::NotPlayable { .. } | Error::Refused { .. } | Error::MovesRefused { .. } | Error::Rules { .. } => 422,
+            Error::NotPlayable { .. }
+            | Error::NotSolo { .. }
+            | Error::NotManualClock
+            | Error::Refused { .. }
+            | Error::Strike { .. }
+            | Error::SoloRefused { .. }
+            | Error::MovesRefused { .. }
+            | Error::Rules { .. } => 422,
             Error::BadFen { .. } | Error::BadSquare { .. } | Error::BadJson { .. } | Error::BadRequest { .. } => 400,
             Error::TooLarge { .. } => 413,
             Error::IdsExhausted => 503,

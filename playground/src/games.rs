@@ -1,7 +1,8 @@
-//! The games in play, in server memory: keyed by ids the server issues (`g1`, `g2`, …,
-//! never reused), at most [`MAX_GAMES`] of them; a new game past that evicts the one
-//! used least recently. When a variant's rules reload, a game moves to the new rules on
-//! its next use (replayed from its start); a game the new rules cannot replay goes on
+//! The games in play, in server memory: keyed by ids the server issues (`g1`, `g2`, …
+//! for two-sided games, `s1`, `s2`, … for solo boards; never reused), at most
+//! [`MAX_GAMES`] of each kind; a new game past that evicts the one used least recently.
+//! When a variant's rules reload, a game moves to the new rules on its next use
+//! (replayed from its start, [`OnRules`]); a game the new rules cannot replay goes on
 //! under the rules it started with, and says why.
 
 use std::collections::HashMap;
@@ -14,32 +15,58 @@ use crate::error::Error;
 /// The most games kept at once.
 pub const MAX_GAMES: usize = 256;
 
-pub struct Slot {
+/// A game that can be replayed onto new rules of its variant.
+pub trait OnRules: Sized {
+    /// The rules it is played under.
+    fn rules(&self) -> &Arc<Variant>;
+    /// The same game replayed under `rules`, or why it cannot be.
+    fn on_rules(&self, rules: Arc<Variant>) -> Result<Self, String>;
+}
+
+impl OnRules for Game {
+    fn rules(&self) -> &Arc<Variant> {
+        self.variant()
+    }
+    fn on_rules(&self, rules: Arc<Variant>) -> Result<Game, String> {
+        self.with_variant(rules).map_err(|e| e.to_string())
+    }
+}
+
+pub struct Slot<T = Game> {
     pub variant: String,
-    pub game: Game,
+    pub game: T,
     /// Why the game is not on the variant's current rules, if it is not.
     pub note: Option<String>,
     /// When it was last used, in store ticks (for eviction).
     used: u64,
 }
 
-pub struct Store {
-    games: HashMap<String, Slot>,
+pub struct Store<T = Game> {
+    games: HashMap<String, Slot<T>>,
+    /// The ids' first letter.
+    prefix: char,
     next_id: u64,
     tick: u64,
     max: usize,
 }
 
-impl Default for Store {
+impl Default for Store<Game> {
     fn default() -> Self {
         Store::with_capacity(MAX_GAMES)
     }
 }
 
-impl Store {
-    /// A store holding at most `max` games (at least one).
-    pub fn with_capacity(max: usize) -> Store {
-        Store { games: HashMap::new(), next_id: 1, tick: 0, max: max.max(1) }
+impl Store<Game> {
+    /// A store of two-sided games (ids `g1`, `g2`, …) holding at most `max` (at least one).
+    pub fn with_capacity(max: usize) -> Store<Game> {
+        Store::new('g', max)
+    }
+}
+
+impl<T: OnRules> Store<T> {
+    /// A store whose ids start with `prefix`, holding at most `max` games (at least one).
+    pub fn new(prefix: char, max: usize) -> Store<T> {
+        Store { games: HashMap::new(), prefix, next_id: 1, tick: 0, max: max.max(1) }
     }
 
     pub fn len(&self) -> usize {
@@ -62,7 +89,7 @@ impl Store {
     }
 
     /// Keeps a new game and returns its id; evicts the least recently used game when full.
-    pub fn insert(&mut self, variant: &str, game: Game) -> Result<String, Error> {
+    pub fn insert(&mut self, variant: &str, game: T) -> Result<String, Error> {
         let n = self.next_id;
         self.next_id = n.checked_add(1).ok_or(Error::IdsExhausted)?;
         while self.games.len() >= self.max {
@@ -72,7 +99,7 @@ impl Store {
                 None => break,
             };
         }
-        let id = format!("g{n}");
+        let id = format!("{}{n}", self.prefix);
         let used = self.touch();
         self.games.insert(id.clone(), Slot { variant: variant.to_string(), game, note: None, used });
         Ok(id)
@@ -80,15 +107,15 @@ impl Store {
 
     /// The game of `id`, moved onto `current` (the variant's rules now in force) if it is
     /// not on them yet.
-    pub fn get(&mut self, id: &str, current: impl FnOnce(&str) -> Option<Arc<Variant>>) -> Result<&mut Slot, Error> {
+    pub fn get(&mut self, id: &str, current: impl FnOnce(&str) -> Option<Arc<Variant>>) -> Result<&mut Slot<T>, Error> {
         let used = self.touch();
         let max = self.max;
         let slot = self.games.get_mut(id).ok_or_else(|| Error::UnknownGame { id: id.to_string(), max })?;
         slot.used = used;
         if let Some(v) = current(&slot.variant)
-            && !Arc::ptr_eq(&v, slot.game.variant())
+            && !Arc::ptr_eq(&v, slot.game.rules())
         {
-            match slot.game.with_variant(v) {
+            match slot.game.on_rules(v) {
                 Ok(g) => {
                     slot.game = g;
                     slot.note = None;

@@ -11,8 +11,10 @@ pub mod catalog;
 pub mod error;
 pub mod games;
 pub mod server;
+pub mod solo;
 pub mod view;
 
 pub use catalog::{Catalog, Source};
 pub use error::Error;
-pub use server::serve;
+pub use server::{serve, serve_with_clock};
+pub use solo::{ManualClock, SystemClock, TimeSource};

@@ -29,6 +29,7 @@ use crate::assets;
 use crate::catalog::Catalog;
 use crate::error::Error;
 use crate::games::Store;
+use crate::solo::{self, SoloPlay, SystemClock, TimeSource};
 use crate::view;
 
 /// The largest request body accepted, in bytes (a FEN or a move is far smaller).
@@ -44,14 +45,47 @@ pub const MAX_UNDO: usize = 1000;
 pub struct App {
     catalog: Mutex<Catalog>,
     games: Mutex<Store>,
+    solos: Mutex<Store<SoloPlay>>,
+    /// What solo boards' time is read from.
+    clock: Arc<dyn TimeSource>,
     /// Listening on a loopback address: answer only requests addressed to this machine.
     loopback: bool,
 }
 
 impl App {
     /// `loopback`: the server listens on a loopback address only.
-    pub fn new(catalog: Catalog, loopback: bool) -> Arc<App> {
-        Arc::new(App { catalog: Mutex::new(catalog), games: Mutex::new(Store::default()), loopback })
+    pub fn new(catalog: Catalog, loopback: bool, clock: Arc<dyn TimeSource>) -> Arc<App> {
+        Arc::new(App {
+            catalog: Mutex::new(catalog),
+            games: Mutex::new(Store::default()),
+            solos: Mutex::new(Store::new('s', crate::games::MAX_GAMES)),
+            clock,
+            loopback,
+        })
+    }
+
+    fn solos(&self) -> MutexGuard<'_, Store<SoloPlay>> {
+        self.solos.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` on solo board `id` (on its variant's current rules, the clock read into
+    /// it first), then answers with the board's state under `key` (or as the reply).
+    fn with_solo(&self, id: &str, f: impl FnOnce(&mut SoloPlay, u64) -> Result<Value, Error>) -> Result<Value, Error> {
+        let name = self.solos().variant_of(id)?;
+        let (current, version) = self.catalog().get(&name)?;
+        let now = self.clock.now_ms();
+        let mut solos = self.solos();
+        let slot = solos.get(id, |_| Some(current))?;
+        slot.game.tick(now)?;
+        let mut out = f(&mut slot.game, now)?;
+        let state = solo::state_json(id, &slot.game, version, slot.note.as_deref(), self.clock.is_manual());
+        match out.as_object_mut() {
+            Some(o) => {
+                o.insert("state".into(), state);
+                Ok(out)
+            }
+            None => Ok(state),
+        }
     }
 
     fn catalog(&self) -> MutexGuard<'_, Catalog> {
@@ -327,6 +361,154 @@ async fn undo(
     Ok(axum::Json(out).into_response())
 }
 
+/// A body that may be empty (then the defaults).
+fn parse_or_default<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> Result<T, Error> {
+    if bytes.iter().all(u8::is_ascii_whitespace) { Ok(T::default()) } else { parse(bytes) }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrikeBody {
+    square: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SoloUndoBody {
+    #[serde(default)]
+    strikes: Option<usize>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Empty {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WaitBody {
+    ms: u64,
+}
+
+async fn new_solo(State(app): State<Shared>, body: Result<Bytes, BytesRejection>) -> Result<Response, Fail> {
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let req: solo::NewSolo = parse(&bytes)?;
+        let name = clip(&req.variant);
+        let (variant, version) = app.catalog().solo(&req.variant).map_err(|e| match e {
+            Error::UnknownVariant { known, .. } => Error::UnknownVariant { name: name.clone(), known },
+            other => other,
+        })?;
+        // Dealing may search (a forgeable board): no lock is held meanwhile.
+        let play = solo::start(variant, &req, app.clock.now_ms())?;
+        let mut solos = app.solos();
+        let id = solos.insert(&req.variant, play)?;
+        let slot = solos.get(&id, |_| None)?;
+        let state = solo::state_json(&id, &slot.game, version, None, app.clock.is_manual());
+        Ok(json!({ "id": id, "state": state }))
+    })
+    .await?;
+    Ok((StatusCode::CREATED, axum::Json(out)).into_response())
+}
+
+async fn solo_state(State(app): State<Shared>, id: Result<Path<String>, PathRejection>) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let out = blocking(move || app.with_solo(&id, |_, _| Ok(Value::Null))).await?;
+    Ok(axum::Json(out).into_response())
+}
+
+async fn solo_strike(
+    State(app): State<Shared>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let req: StrikeBody = parse(&bytes)?;
+        app.with_solo(&id, |p, _| Ok(json!({ "events": solo::strike(p, &req.square)? })))
+    })
+    .await?;
+    Ok(axum::Json(out).into_response())
+}
+
+async fn solo_undo(
+    State(app): State<Shared>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let req: SoloUndoBody = parse_or_default(&bytes)?;
+        let n = req.strikes.unwrap_or(1);
+        if n == 0 || n > MAX_UNDO {
+            return Err(Error::BadRequest { message: format!("`strikes` is 1 to {MAX_UNDO} (given {n})") });
+        }
+        app.with_solo(&id, |p, now| {
+            if p.watch.is_paused() {
+                return Err(Error::SoloRefused { what: "undo", why: "the forge is paused: resume first".into() });
+            }
+            let undone = p.game.undo(n);
+            // A board undone back into play counts its time again.
+            p.tick(now)?;
+            Ok(json!({ "undone": undone }))
+        })
+    })
+    .await?;
+    Ok(axum::Json(out).into_response())
+}
+
+/// Pause (`pause` true) or resume a board's clock.
+async fn solo_clock(
+    app: Shared,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+    pause: bool,
+) -> Result<Response, Fail> {
+    let id = game_id(id)?;
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let _: Empty = parse_or_default(&bytes)?;
+        app.with_solo(&id, |p, now| {
+            let what = if pause { "pause" } else { "resume" };
+            let played = if pause { p.watch.pause(now) } else { p.watch.resume(now) }
+                .map_err(|e| Error::SoloRefused { what, why: e.to_string() })?;
+            p.game.set_elapsed(played);
+            Ok(json!({ "played_ms": played }))
+        })
+    })
+    .await?;
+    Ok(axum::Json(out).into_response())
+}
+
+async fn solo_pause(
+    State(app): State<Shared>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    solo_clock(app, id, body, true).await
+}
+
+async fn solo_resume(
+    State(app): State<Shared>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    solo_clock(app, id, body, false).await
+}
+
+async fn clock(State(app): State<Shared>) -> Response {
+    axum::Json(json!({ "manual": app.clock.is_manual(), "now_ms": app.clock.now_ms() })).into_response()
+}
+
+/// Moves a manual clock on (every board's time reads it on its next request).
+async fn clock_wait(State(app): State<Shared>, body: Result<Bytes, BytesRejection>) -> Result<Response, Fail> {
+    let bytes = body_bytes(body)?;
+    let req: WaitBody = parse(&bytes).map_err(Fail::from)?;
+    let now = app.clock.wait(req.ms).map_err(Fail::from)?;
+    Ok(axum::Json(json!({ "manual": true, "now_ms": now })).into_response())
+}
+
 async fn asset(uri: axum::http::Uri) -> Result<Response, Fail> {
     let Some(a) = assets::find(uri.path()) else {
         return Err(fail(StatusCode::NOT_FOUND, format!("no such page: {}", clip(uri.path()))));
@@ -337,7 +519,7 @@ async fn asset(uri: axum::http::Uri) -> Result<Response, Fail> {
 async fn api_not_found() -> Fail {
     fail(
         StatusCode::NOT_FOUND,
-        "no such route; routes: GET /api/variants, GET /api/status, POST /api/games, GET /api/games/ID, GET /api/games/ID/targets?from=SQ, POST /api/games/ID/moves, POST /api/games/ID/undo",
+        "no such route; routes: GET /api/variants, GET /api/status, POST /api/games, GET /api/games/ID, GET /api/games/ID/targets?from=SQ, POST /api/games/ID/moves, POST /api/games/ID/undo, POST /api/games/ID/ai, POST /api/solo, GET /api/solo/ID, POST /api/solo/ID/strikes, POST /api/solo/ID/undo, POST /api/solo/ID/pause, POST /api/solo/ID/resume, GET /api/clock, POST /api/clock/wait",
     )
 }
 
@@ -395,6 +577,14 @@ pub fn router(app: Shared) -> Router {
         .route("/games/{id}/moves", post(play))
         .route("/games/{id}/undo", post(undo))
         .route("/games/{id}/ai", post(ai_move))
+        .route("/solo", post(new_solo))
+        .route("/solo/{id}", get(solo_state))
+        .route("/solo/{id}/strikes", post(solo_strike))
+        .route("/solo/{id}/undo", post(solo_undo))
+        .route("/solo/{id}/pause", post(solo_pause))
+        .route("/solo/{id}/resume", post(solo_resume))
+        .route("/clock", get(clock))
+        .route("/clock/wait", post(clock_wait))
         .fallback(api_not_found)
         .method_not_allowed_fallback(not_allowed);
     Router::new()
@@ -406,9 +596,20 @@ pub fn router(app: Shared) -> Router {
         .with_state(app)
 }
 
-/// Serves `catalog` on `addr` until the process ends; `bound` hears the address actually
-/// bound (port 0 picks a free one).
+/// Serves `catalog` on `addr` until the process ends, solo boards on the system clock;
+/// `bound` hears the address actually bound (port 0 picks a free one).
 pub fn serve(catalog: Catalog, addr: SocketAddr, bound: impl FnOnce(SocketAddr)) -> Result<(), Error> {
+    serve_with_clock(catalog, addr, Arc::new(SystemClock::new()), bound)
+}
+
+/// Like [`serve`], solo boards' time read from `clock` (a [`crate::solo::ManualClock`]
+/// for tests and scripted sessions).
+pub fn serve_with_clock(
+    catalog: Catalog,
+    addr: SocketAddr,
+    clock: Arc<dyn TimeSource>,
+    bound: impl FnOnce(SocketAddr),
+) -> Result<(), Error> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -419,7 +620,7 @@ pub fn serve(catalog: Catalog, addr: SocketAddr, bound: impl FnOnce(SocketAddr))
             .await
             .map_err(|e| Error::Io { what: format!("binding {addr}"), source: e })?;
         let local = listener.local_addr().map_err(|e| Error::Io { what: "the bound address".into(), source: e })?;
-        let app = App::new(catalog, local.ip().is_loopback());
+        let app = App::new(catalog, local.ip().is_loopback(), clock);
         let watcher = app.clone();
         tokio::spawn(async move {
             let mut every = tokio::time::interval(POLL);

@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -40,10 +41,20 @@ fn copy_variant(name: &str) -> PathBuf {
 }
 
 fn start(sources: Vec<Source>) -> Server {
+    start_with(sources, Arc::new(varia_playground::SystemClock::new()))
+}
+
+/// A server whose solo boards read a manual clock (moved by POST /api/clock/wait).
+fn start_manual(sources: Vec<Source>) -> Server {
+    start_with(sources, Arc::new(varia_playground::ManualClock::default()))
+}
+
+fn start_with(sources: Vec<Source>, clock: Arc<dyn varia_playground::TimeSource>) -> Server {
     let catalog = Catalog::load(&sources).unwrap_or_else(|e| panic!("{e}"));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        varia_playground::serve(catalog, "127.0.0.1:0".parse().unwrap(), move |a: SocketAddr| tx.send(a).unwrap())
+        let addr = "127.0.0.1:0".parse().unwrap();
+        varia_playground::serve_with_clock(catalog, addr, clock, move |a: SocketAddr| tx.send(a).unwrap())
     });
     let addr = rx.recv_timeout(Duration::from_secs(60)).expect("the server binds");
     assert!(addr.ip().is_loopback());
@@ -280,14 +291,24 @@ fn unknown_and_path_looking_variants_are_refused() {
     let (code, v) = s.post("/api/games", json!({ "variant": "a".repeat(1000) }));
     assert_eq!(code, 404);
     assert!(v["error"].as_str().unwrap().len() < 200, "{v}");
-    // A served variant of a turn model the page does not play yet.
+    // A solo variant is not a two-sided game, and a two-sided one is not a solo board.
     let (code, v) = s.post("/api/games", json!({ "variant": "chessic" }));
     assert_eq!(code, 422, "{v}");
-    assert_eq!(v["error"], "`chessic` is a solo variant: the playground plays two sides alternating so far");
+    assert_eq!(
+        v["error"],
+        "`chessic` is a solo variant: POST /api/games plays two sides alternating (solo boards: POST /api/solo)"
+    );
+    let (code, v) = s.post("/api/solo", json!({ "variant": "standard" }));
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(v["error"], "`standard` is not a solo variant (turns.model = \"alternate\"): POST /api/games plays it");
+    let (code, v) = s.post("/api/solo", json!({ "variant": "../../etc" }));
+    assert_eq!(code, 404, "{v}");
     let (_, list) = s.get("/api/variants");
     let names: Vec<&str> = list.as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["standard", "chessic"]);
-    assert_eq!(list[1]["playable"], false);
+    assert_eq!(list[1]["playable"], true);
+    assert_eq!(list[1]["turns"], "solo");
+    assert_eq!(list[1]["levels"], json!(["apprentice", "journeyman", "artisan", "master"]));
 }
 
 #[test]
@@ -514,4 +535,234 @@ fn a_new_game_replays_given_moves_or_is_not_made() {
     assert_eq!(status, 422, "{r}");
     let why = r["error"].as_str().unwrap();
     assert!(why.starts_with("the moves do not replay: move 2 (`e2-e4`)"), "{why}");
+}
+
+// ---- Solo boards (Chessic). Scores are in tenths; the rules are scripts/chessic's:
+// every strike pays the chain table by the run's length on one kind (1.0, 1.1, …, the
+// last repeating), `perfect` pays 5.0 for one, two, three, four struck in a row, a layer
+// 20.0, and the time score is 50.0 less 0.1 per whole second.
+
+/// A board given as text: every square `111` (a one at every layer) but these.
+fn board_text(except: &[(&str, &str)]) -> String {
+    let files = ["a", "b", "c", "d", "e", "f"];
+    let mut out = Vec::new();
+    for rank in 1..=6 {
+        for f in files {
+            let name = format!("{f}{rank}");
+            out.push(except.iter().find(|(s, _)| *s == name).map_or("111", |(_, t)| t).to_string());
+        }
+    }
+    out.join(" ")
+}
+
+impl Server {
+    fn new_solo(&self, body: Value) -> (String, Value) {
+        let (s, v) = self.post("/api/solo", body);
+        assert_eq!(s, 201, "{v}");
+        (v["id"].as_str().unwrap().to_string(), v["state"].clone())
+    }
+    fn strike(&self, id: &str, sq: &str) -> Value {
+        let (s, v) = self.post(&format!("/api/solo/{id}/strikes"), json!({ "square": sq }));
+        assert_eq!(s, 200, "{sq}: {v}");
+        v
+    }
+    fn wait(&self, ms: u64) {
+        let (s, v) = self.post("/api/clock/wait", json!({ "ms": ms }));
+        assert_eq!(s, 200, "{v}");
+    }
+}
+
+fn solo_square<'a>(state: &'a Value, sq: &str) -> &'a Value {
+    state["squares"].as_array().unwrap().iter().find(|s| s["name"] == sq).unwrap()
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+/// `(strike_points, perfect, layer, time, total)` of a state's score.
+fn score(state: &Value) -> [i64; 5] {
+    let s = &state["score"];
+    ["strike_points", "perfect", "layer", "time", "total"].map(|k| s[k].as_i64().unwrap_or_else(|| panic!("{k}: {s}")))
+}
+
+#[test]
+fn a_solo_board_is_struck_scored_paused_and_undone_on_a_manual_clock() {
+    let s = start_manual(named(&["chessic"]));
+    let text = board_text(&[("c3", "211"), ("e5", "311"), ("e2", "411")]);
+    let (id, st) = s.new_solo(json!({ "variant": "chessic", "board": text, "level": "apprentice" }));
+    assert_eq!(id, "s1");
+    assert_eq!((st["files"].as_u64(), st["ranks"].as_u64(), st["layers"].as_u64()), (Some(6), Some(6), Some(3)));
+    assert_eq!(st["squares"][0]["name"], "a6", "drawn from the top");
+    assert_eq!(st["status"], "playing");
+    assert_eq!(st["targets"].as_array().unwrap().len(), 36, "the first strike lands anywhere");
+    assert_eq!(score(&st), [0, 0, 0, 500, 500], "the full time score at 0 s");
+    assert_eq!(st["clock"]["manual"], true);
+    assert_eq!(solo_square(&st, "e2")["piece"]["letter"], "4");
+    // a1 (a one): 1.0 (a chain of 1).
+    let r = s.strike(&id, "a1");
+    assert_eq!(texts(&r["events"]), ["struck the one on a1 (1 hit)", "a1 now shows a one", "+1.0 (strike)"]);
+    assert_eq!(strings(&r["state"]["targets"]), ["b1", "a2", "b2"], "a one reaches the squares 1 away");
+    let a1 = solo_square(&r["state"], "a1");
+    assert_eq!((a1["hits"].as_u64(), a1["state"].as_str()), (Some(1), Some("cracked")));
+    // b2, a one again: the chain's second entry, 1.1.
+    let r = s.strike(&id, "b2");
+    assert_eq!(texts(&r["events"])[2], "+1.1 (strike)");
+    assert_eq!(r["state"]["progress"]["chain"], json!({ "kind": "one", "length": 2, "points": 11 }));
+    // c3 (a two; 1.0, a new chain), then 12.9 s pass: the time score is 50.0 − 0.1 × 12.
+    let r = s.strike(&id, "c3");
+    assert_eq!(texts(&r["events"]), ["struck the two on c3 (1 hit)", "c3 now shows a one", "+1.0 (strike)"]);
+    assert_eq!(r["state"]["progress"]["sequences"], json!([{ "name": "perfect", "count": 2, "of": 4 }]));
+    s.wait(12_900);
+    // e5 (a three, two squares diagonally from c3), e2 (a four, three below e5): one,
+    // two, three, four in a row pays `perfect`.
+    s.strike(&id, "e5");
+    let r = s.strike(&id, "e2");
+    assert_eq!(
+        texts(&r["events"]),
+        ["struck the four on e2 (1 hit)", "e2 now shows a one", "+1.0 (strike)", "+5.0 (perfect)"]
+    );
+    let st = &r["state"];
+    assert_eq!(strings(&st["targets"]), ["a2", "a6", "e6"], "a four reaches 4 away: e6, a2, a6");
+    assert_eq!(score(st), [10 + 11 + 10 + 10 + 10, 50, 0, 488, 51 + 50 + 488]);
+    assert_eq!(st["clock"]["elapsed_ms"], 12_900);
+    let labels: Vec<(String, i64)> = st["breakdown"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["label"].as_str().unwrap().to_string(), p["tenths"].as_i64().unwrap()))
+        .collect();
+    let want =
+        [("strikes (with chains)", 51), ("royal runs", 0), ("perfect sequences", 50), ("layers", 0), ("time", 488)];
+    assert_eq!(labels, want.map(|(l, t)| (l.to_string(), t)));
+    assert_eq!(strings(&st["strikes"]), ["a1", "b2", "c3", "e5", "e2"]);
+    // A square that is not a gold target, and one off the board: refused, nothing changed.
+    let (code, v) = s.post(&format!("/api/solo/{id}/strikes"), json!({ "square": "b1" }));
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(v["error"], "strike `b1`: b1 cannot be struck: the four struck on e2 reaches only a2, a6, e6");
+    let (code, v) = s.post(&format!("/api/solo/{id}/strikes"), json!({ "square": "z9" }));
+    assert_eq!((code, v["error"].as_str()), (400, Some("`z9` is not a square of this 6×6 board")));
+    // Paused: the clock stops and strikes and undo wait.
+    let (code, v) = s.post(&format!("/api/solo/{id}/pause"), json!({}));
+    assert_eq!((code, v["played_ms"].as_u64()), (200, Some(12_900)), "{v}");
+    s.wait(5_000);
+    let (code, v) = s.post(&format!("/api/solo/{id}/strikes"), json!({ "square": "a2" }));
+    assert_eq!((code, v["error"].as_str()), (422, Some("strike `a2`: the forge is paused: resume first")));
+    let (code, v) = s.post(&format!("/api/solo/{id}/undo"), json!({}));
+    assert_eq!((code, v["error"].as_str()), (422, Some("undo: the forge is paused: resume first")));
+    let (code, v) = s.post(&format!("/api/solo/{id}/pause"), json!({}));
+    assert_eq!((code, v["error"].as_str()), (422, Some("pause: the clock is already paused")));
+    let (_, st) = s.get(&format!("/api/solo/{id}"));
+    assert_eq!((st["clock"]["paused"].as_bool(), st["clock"]["elapsed_ms"].as_u64()), (Some(true), Some(12_900)));
+    assert_eq!(score(&st)[3], 488, "no time passes while paused");
+    let (code, _) = s.post(&format!("/api/solo/{id}/resume"), json!({}));
+    assert_eq!(code, 200);
+    s.wait(1_000);
+    let (_, st) = s.get(&format!("/api/solo/{id}"));
+    assert_eq!(st["clock"]["elapsed_ms"], 13_900);
+    assert_eq!(score(&st), [51, 50, 0, 487, 588]);
+    // Undo takes e2 back: perfect unpaid, and e5's three decides the targets again.
+    let (code, v) = s.post(&format!("/api/solo/{id}/undo"), json!({ "strikes": 1 }));
+    assert_eq!((code, v["undone"].as_u64()), (200, Some(1)), "{v}");
+    assert_eq!(score(&v["state"]), [41, 0, 0, 487, 528]);
+    assert_eq!(strings(&v["state"]["targets"]), ["b2", "e2", "b5"]);
+    // Bad requests: a JSON 4xx, the board untouched.
+    for (body, code) in [("{", 400), (r#"{"square":"a2","x":1}"#, 400), (r#"{"sq":"a2"}"#, 400)] {
+        let (c, v) = s.call("POST", &format!("/api/solo/{id}/strikes"), Some(body));
+        assert_eq!(c, code, "{body}: {v}");
+    }
+    let (code, _) = s.post(&format!("/api/solo/{id}/undo"), json!({ "strikes": 0 }));
+    assert_eq!(code, 400);
+    let (code, v) = s.get("/api/solo/s99");
+    assert_eq!(code, 404, "{v}");
+    let (code, v) = s.post("/api/solo", json!({ "variant": "chessic", "board": "111 222" }));
+    assert_eq!(code, 400, "{v}");
+    let (code, v) = s.post("/api/solo", json!({ "variant": "chessic", "seed": 1, "level": "grandmaster" }));
+    assert_eq!(code, 400, "{v}");
+    assert_eq!(v["error"], "unknown level `grandmaster`; levels: apprentice, journeyman, artisan, master");
+    let (code, v) = s.post("/api/solo", json!({ "variant": "chessic", "seed": 1, "board": text }));
+    assert_eq!((code, v["error"].as_str()), (400, Some("give `board` or `seed`, not both")));
+    let (_, st) = s.get(&format!("/api/solo/{id}"));
+    assert_eq!(st["ply"], 4);
+}
+
+#[test]
+fn a_solo_board_cools_and_forges_and_its_time_is_fixed_at_the_end() {
+    let s = start_manual(named(&["chessic"]));
+    // Fours everywhere: from c3 a four reaches nothing on a 6×6 board, so the board cools.
+    let fours = vec!["444"; 36].join(" ");
+    let (id, _) = s.new_solo(json!({ "variant": "chessic", "board": fours }));
+    let r = s.strike(&id, "c3");
+    assert_eq!(
+        texts(&r["events"]),
+        ["struck the four on c3 (1 hit)", "c3 now shows a four", "+1.0 (strike)", "the board ends: cooled"]
+    );
+    assert_eq!(r["state"]["status"], "cooled");
+    assert_eq!(r["state"]["outcome"]["result"], "cooled");
+    assert_eq!(score(&r["state"]), [10, 0, 0, 500, 510], "a cooled board keeps its time score");
+    s.wait(10_000);
+    let (_, st) = s.get(&format!("/api/solo/{id}"));
+    assert_eq!(score(&st), [10, 0, 0, 500, 510], "fixed when the board ended");
+    let (code, v) = s.post(&format!("/api/solo/{id}/strikes"), json!({ "square": "c3" }));
+    assert_eq!((code, v["error"].as_str()), (422, Some("strike `c3`: the board is over (cooled)")));
+    // Wildcards everywhere (they reach any unfinished square): a1 … f6 three times over
+    // forges it. 108 strikes on one kind: 1.0 + 1.1 + 1.2 + 1.3 + 1.4 + 103 × 1.5 =
+    // 160.5; three layers, 60.0; the time 2 s after this board was made, 49.8.
+    let names: Vec<String> = (1..=6).flat_map(|r| ["a", "b", "c", "d", "e", "f"].map(|f| format!("{f}{r}"))).collect();
+    let mut all = Vec::new();
+    for _ in 0..3 {
+        all.extend(names.iter().cloned());
+    }
+    let first = all[..107].join(" ");
+    let wild = vec!["WWW"; 36].join(" ");
+    let (id, st) = s.new_solo(json!({ "variant": "chessic", "board": wild, "strikes": first }));
+    assert_eq!((st["ply"].as_u64(), st["layers_completed"].as_u64()), (Some(107), Some(2)));
+    assert_eq!(strings(&st["targets"]), ["f6"], "only f6 is unfinished");
+    assert_eq!(solo_square(&st, "a1")["piece"], Value::Null, "cleared");
+    s.wait(2_000);
+    let r = s.strike(&id, "f6");
+    assert_eq!(
+        texts(&r["events"]),
+        [
+            "struck the wildcard on f6 (3 hits)",
+            "f6 is cleared",
+            "layer 3 completed",
+            "+1.5 (strike)",
+            "+20.0 (layer)",
+            "the board ends: forged"
+        ]
+    );
+    assert_eq!(r["state"]["status"], "forged");
+    assert_eq!(score(&r["state"]), [1605, 0, 600, 498, 1605 + 600 + 498]);
+    // A board that replays no further is refused whole.
+    let (code, v) = s.post("/api/solo", json!({ "variant": "chessic", "board": fours, "strikes": "c3 c4" }));
+    assert_eq!(
+        (code, v["error"].as_str()),
+        (422, Some("the moves do not replay: strike 2 (`c4`): the board is over (cooled)"))
+    );
+}
+
+#[test]
+fn a_dealt_solo_board_is_the_board_varia_play_deals_and_the_system_clock_cannot_be_moved() {
+    let s = start(named(&["chessic"]));
+    let (_, st) = s.new_solo(json!({ "variant": "chessic", "seed": 3, "level": "journeyman" }));
+    let forge = varia::solo::Forge::new(varia::Variant::load("chessic").unwrap()).unwrap();
+    let level = forge.level("journeyman").unwrap();
+    let dealt = varia::search::solo::deal(&forge, level, 3, false).unwrap();
+    let v = &forge.variant;
+    for sq in v.geometry.squares() {
+        let want = dealt.shown(sq).map(|k| v.kind(k).name.clone());
+        let got = solo_square(&st, &v.square_name(sq))["piece"]["kind"].as_str().map(str::to_string);
+        assert_eq!(got, want, "{}", v.square_name(sq));
+    }
+    assert_eq!(
+        (st["seed"].as_u64(), st["level"].as_str(), st["clock"]["manual"].as_bool()),
+        (Some(3), Some("journeyman"), Some(false))
+    );
+    let (code, v) = s.post("/api/clock/wait", json!({ "ms": 1000 }));
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(
+        v["error"],
+        "this server reads the system clock: only `varia serve --clock manual` lets time be moved by hand"
+    );
 }

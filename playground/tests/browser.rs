@@ -1,6 +1,7 @@
 //! The browser tests (playground/e2e, `node --test` driving Debian's Chromium through
 //! playwright-core) against a server started here on port 0, serving standard chess,
-//! Decachess and a copy of Chessception's folder that the tests edit. Outside CI the
+//! Decachess, Chessic (solo boards on a manual clock) and a copy of Chessception's
+//! folder that the tests edit. Outside CI the
 //! test skips with a note when Chromium, node or e2e/node_modules is missing; with
 //! `CI=true` it fails instead (`.ci/run` installs them).
 
@@ -53,12 +54,20 @@ fn the_page_works_in_chromium() {
     let dir = std::env::temp_dir().join(format!("varia-playground-e2e-{}", std::process::id())).join("chessception");
     let _ = std::fs::remove_dir_all(&dir);
     copy_dir(&root.join("../scripts/chessception"), &dir);
-    let sources =
-        vec![Source::Named("standard".into()), Source::Named("decachess".into()), Source::Folder(dir.clone())];
+    let sources = vec![
+        Source::Named("standard".into()),
+        Source::Named("decachess".into()),
+        Source::Named("chessic".into()),
+        Source::Folder(dir.clone()),
+    ];
     let catalog = Catalog::load(&sources).unwrap_or_else(|e| panic!("{e}"));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        varia_playground::serve(catalog, "127.0.0.1:0".parse().unwrap(), move |a: SocketAddr| tx.send(a).unwrap())
+        // Solo boards on a manual clock: the tests move it (POST /api/clock/wait).
+        let clock = std::sync::Arc::new(varia_playground::ManualClock::default());
+        varia_playground::serve_with_clock(catalog, "127.0.0.1:0".parse().unwrap(), clock, move |a: SocketAddr| {
+            tx.send(a).unwrap()
+        })
     });
     let addr = rx.recv_timeout(Duration::from_secs(60)).expect("the server binds");
     let out = Command::new("node")
