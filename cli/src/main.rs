@@ -16,6 +16,7 @@ mod matches;
 mod play;
 mod play_solo;
 mod realm;
+mod realm_bench;
 mod realm_service;
 mod realm_sim;
 mod selfplay;

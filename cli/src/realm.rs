@@ -47,6 +47,9 @@ enum RealmCommand {
     /// Bots play every player of a fresh realm for N rounds (in memory): boards held per
     /// player over the rounds, eliminations, conquests and vault use.
     Simulate(crate::realm_sim::SimArgs),
+    /// Time a stored round of a generated world on each store: load, bots, resolution,
+    /// write-back.
+    BenchStore(crate::realm_bench::BenchArgs),
     #[command(flatten)]
     Service(crate::realm_service::ServiceCommand),
 }
@@ -98,6 +101,7 @@ pub fn run(args: RealmArgs) -> Result<(), Fail> {
             Ok(())
         }
         RealmCommand::Simulate(a) => crate::realm_sim::run(a),
+        RealmCommand::BenchStore(a) => crate::realm_bench::run(a),
         RealmCommand::Service(c) => crate::realm_service::run(c),
     }
 }

@@ -295,3 +295,36 @@ fn a_second_resolver_beside_a_running_one_is_refused() {
         assert!(ok(&["realm", "advance", "--db", &db, "--at", DEADLINE]).starts_with("no round is due"));
     }
 }
+
+#[test]
+fn bench_store_times_a_stored_round_on_each_store_and_refuses_an_existing_one() {
+    let dir = scratch("bench-store");
+    let dbs = dbs(&dir, "bench");
+    let mut args = vec!["realm", "bench-store", "--boards", "100", "--runs", "2"];
+    for d in &dbs {
+        args.extend(["--db", d.as_str()]);
+    }
+    let out = ok(&args);
+    // 100 boards, one player per five, each board with the five pieces of CA-03.
+    assert!(out.starts_with("stored round: 100 boards, 20 players, 500 pieces, a "), "{out}");
+    let rows: Vec<&str> = out.lines().skip(2).collect();
+    let kinds: Vec<&str> = rows.iter().map(|r| r.split_whitespace().next().unwrap()).collect();
+    let want: Vec<&str> = ["sqlite", "postgresql"][..dbs.len()].to_vec();
+    assert_eq!(kinds, want, "{out}");
+    for r in &rows {
+        let figures: Vec<f64> = r.split_whitespace().skip(1).map(|f| f.parse().unwrap()).collect();
+        assert_eq!(figures.len(), 6, "{r}");
+        // The total is the sum of the four parts (each printed to the millisecond).
+        assert!((figures[0] + figures[1] + figures[2] + figures[3] - figures[4]).abs() < 0.0025, "{r}");
+    }
+    // A store that exists is refused and left as it was.
+    let before = std::fs::read(&dbs[0]).unwrap();
+    let again = varia(&["realm", "bench-store", "--boards", "100", "--db", &dbs[0]]);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already holds a realm; a realm is never overwritten"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(std::fs::read(&dbs[0]).unwrap(), before);
+}

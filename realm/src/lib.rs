@@ -14,6 +14,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod mayor;
+pub mod region;
 pub mod server;
 pub mod service;
 pub mod simulate;

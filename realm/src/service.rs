@@ -284,7 +284,15 @@ impl Service {
             return Err(Error::DeadlinePassed { round: current, deadline: meta.deadline });
         }
         let state = parse_state(&text)?;
-        let verdicts = judge(&v, &state, &player, orders, now)?;
+        let mut verdicts = judge(&v, &state, &player, orders, now)?;
+        // CA-19: an ordinary piece never leaves its city (nor enters one).
+        let regions = crate::region::Regions::new(&store::cities(tx.as_mut())?);
+        let tile = world_of(&v)?.tile;
+        for (verdict, order) in verdicts.iter_mut().zip(orders) {
+            if let Some(why) = regions.order_crossing(tile, order).filter(|_| verdict.accepted) {
+                *verdict = OrderVerdict { accepted: false, reason: why };
+            }
+        }
         let refused = verdicts.iter().filter(|v| !v.accepted).count();
         if refused > 0 {
             return Err(Error::OrdersRefused { given: orders.len(), refused, verdicts });
@@ -385,7 +393,13 @@ impl Service {
             orders.insert(p, list);
         }
         let seed = round_seed(meta.seed, round);
-        let mut out: OutputJson = round::resolve_json(&v, &state, &orders, seed)?;
+        let regions = crate::region::Regions::new(&store::cities(tx.as_mut())?);
+        let bots = crate::region::bot_orders(&v, &state, &orders, &regions, seed)?;
+        let idle = crate::region::hide_bots(&mut state, &bots);
+        let mut given = orders.clone();
+        given.extend(bots);
+        let mut out: OutputJson = round::resolve_json(&v, &state, &given, seed)?;
+        crate::region::restore_bots(&v, &mut out, &idle)?;
         let rules = world_of(&v)?;
         let geo = Geometry { tile: rules.tile, sector_boards: meta.sector_boards };
         // Queens cross after the resolution (CA-20); then the cities elect (CA-21).
