@@ -4,7 +4,8 @@
 //! ply) with perft 3 compared every few plies. On a mismatch the divide of both engines is
 //! printed, move by move. Needs Fairy-Stockfish (`apt-get install fairy-stockfish`, or
 //! `FAIRY_STOCKFISH=path`); without it the test says so and passes, except in CI
-//! (`CI=true`), where it fails.
+//! (`CI=true`), where it fails. `VARIA_FSF_ONLY=kingofthehill,horde` compares only those
+//! variants (to iterate on one).
 //!
 //! Notation is mapped here, never in the core: FSF writes long algebraic with ranks in
 //! full (`b3b10` on ten ranks) and promotions as a lower-case letter (`e7e8q`); varia writes
