@@ -4,7 +4,8 @@
 //! ply) with perft 3 compared every few plies. On a mismatch the divide of both engines is
 //! printed, move by move. Needs Fairy-Stockfish (`apt-get install fairy-stockfish`, or
 //! `FAIRY_STOCKFISH=path`); without it the test says so and passes, except in CI
-//! (`CI=true`), where it fails.
+//! (`CI=true`), where it fails. `VARIA_FSF_ONLY=kingofthehill,horde` compares only those
+//! variants (to iterate on one).
 //!
 //! Notation is mapped here, never in the core: FSF writes long algebraic with ranks in
 //! full (`b3b10` on ten ranks) and promotions as a lower-case letter (`e7e8q`); varia writes
@@ -36,7 +37,23 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("chancellor", "chancellor", 4),
     ("gothic", "gothic", 4),
     ("crazyhouse", "crazyhouse", 4),
+    ("kingofthehill", "kingofthehill", 4),
+    ("antichess", "antichess", 4),
+    ("giveaway", "giveaway", 4),
+    ("losers", "losers", 4),
+    ("extinction", "extinction", 4),
+    ("horde", "horde", 4),
+    ("racingkings", "racingkings", 4),
+    ("shatranj", "shatranj", 4),
+    ("makruk", "makruk", 4),
 ];
+
+/// The variants to compare: all, or those named in `VARIA_FSF_ONLY` (comma-separated),
+/// to iterate on one.
+fn chosen() -> impl Iterator<Item = &'static (&'static str, &'static str, u32)> {
+    let only = std::env::var("VARIA_FSF_ONLY").ok();
+    VARIANTS.iter().filter(move |(n, _, _)| only.as_ref().is_none_or(|o| o.split(',').any(|x| x == *n)))
+}
 
 /// Random walks per variant, their length, and how often perft 3 is compared on the way.
 const WALKS: u64 = 5;
@@ -161,7 +178,7 @@ fn load(name: &str) -> Arc<Variant> {
 fn perft_from_the_start_agrees_with_fairy_stockfish() {
     let Some(path) = required_tool() else { return };
     let mut fsf = Fsf::start(&path);
-    for &(name, peer, depth) in VARIANTS {
+    for &(name, peer, depth) in chosen() {
         let g = Game::new(load(name));
         let theirs = fsf.divide(peer, &[], depth);
         compare(name, &[], depth, &our_divide(&g, depth), &theirs);
@@ -173,7 +190,7 @@ fn perft_from_the_start_agrees_with_fairy_stockfish() {
 fn perft_agrees_with_fairy_stockfish_along_its_random_games() {
     let Some(path) = required_tool() else { return };
     let mut fsf = Fsf::start(&path);
-    for &(name, peer, _) in VARIANTS {
+    for &(name, peer, _) in chosen() {
         let v = load(name);
         let mut compared = 0;
         for walk in 1..=WALKS {
@@ -181,8 +198,19 @@ fn perft_agrees_with_fairy_stockfish_along_its_random_games() {
             let mut g = Game::new(v.clone());
             let mut moves: Vec<String> = Vec::new();
             for ply in 1..=WALK_PLIES {
-                // A draw by repetition ends our game where FSF plays on: the walk stops.
-                if g.outcome().is_some_and(|o| !matches!(o.reason, Reason::Checkmate | Reason::Stalemate)) {
+                // A draw by repetition (or another draw rule) ends our game where FSF plays
+                // on: the walk stops. A game a rule has won must have no move in FSF too.
+                let drawn = |r: &Reason| {
+                    matches!(
+                        r,
+                        Reason::NoProgress
+                            | Reason::Repetition
+                            | Reason::InsufficientMaterial
+                            | Reason::TurnLimit
+                            | Reason::RoyalRepeat
+                    )
+                };
+                if g.outcome().is_some_and(|o| drawn(&o.reason)) {
                     break;
                 }
                 // FSF's legal moves here must be ours, and it picks the next one.

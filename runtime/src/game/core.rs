@@ -44,6 +44,8 @@ pub(crate) trait Core: Send + Sync {
     /// when the check rule is on).
     fn opponent_in_check(&self) -> bool;
     fn perft(&self, depth: u32) -> u64;
+    /// The `[[rules.end]]` rule that ends this position, if one does.
+    fn ended(&self) -> Option<crate::movegen::ends::Ended>;
     fn after(&self, a: Action) -> Box<dyn Core>;
     fn boxed(&self) -> Box<dyn Core>;
     fn piece_at(&self, sq: Square) -> Option<Piece>;
@@ -149,6 +151,10 @@ impl<B: Bits> Core for CoreImpl<B> {
     }
     fn perft(&self, depth: u32) -> u64 {
         movegen::perft(&self.pos, self.v.tables(), self.v.rules.check, depth)
+    }
+    fn ended(&self) -> Option<crate::movegen::ends::Ended> {
+        let t = self.v.tables();
+        if t.ends.is_empty() { None } else { movegen::ends::ended(&self.pos, t) }
     }
     fn after(&self, a: Action) -> Box<dyn Core> {
         let mut p = self.pos.clone();

@@ -583,6 +583,10 @@ impl Game {
                 _ => {}
             }
         }
+        if let Some(e) = self.core.ended() {
+            let result = e.winner.map_or(GameResult::Draw, GameResult::Win);
+            return Some(Outcome { result, reason: Reason::parse(&v.rules.end.ends[e.rule].reason) });
+        }
         if let Some(clock) = v.clock
             && self.rules.elapsed_ms >= clock.limit_ms
         {

@@ -10,6 +10,7 @@
 //!
 //! Both paths accept exactly the same moves; the fast one only skips work.
 
+pub(crate) mod ends;
 pub(crate) mod tables;
 
 use crate::action::{Action, ActionKind};
@@ -314,6 +315,10 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
     let occ = pos.occupied();
     let own = pos.by_side[s];
     let enemy = pos.by_side[them.index()];
+    // A position a `[[rules.end]]` rule ends has no legal move.
+    if !t.ends.is_empty() && ends::ended(pos, t).is_some() {
+        return;
+    }
     let guard = Guard::new(pos, t, check);
     let start = out.len();
 
@@ -442,6 +447,9 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
     castling(pos, t, check, &guard, out);
     if t.combat.is_some() {
         expand_attacks(pos, t, out, start);
+    }
+    if t.forced_capture || t.checks_illegal {
+        ends::filter(pos, t, out, start);
     }
 }
 

@@ -61,6 +61,19 @@ pub(crate) struct Tables<B: Bits> {
     /// Hands (a two-sided `[reserve]`): what they hold and where each kind drops.
     pub hand: Option<Box<HandTables<B>>>,
     pub zobrist: Zobrist,
+    /// `[[rules.end]]`, compiled (empty: no such rule, and never looked at).
+    pub ends: Vec<CEnd<B>>,
+    /// `rules.forced_capture`: a capture must be made when one is legal.
+    pub forced_capture: bool,
+    /// `rules.giving_check = "illegal"`.
+    pub checks_illegal: bool,
+}
+
+/// An end rule as the move generator tests it (see `variant::EndWhen`).
+#[derive(Debug)]
+pub(crate) enum CEnd<B: Bits> {
+    Reach { kinds: u32, region: [B; 2], reply: bool, verdict: crate::variant::Verdict },
+    Extinct { kinds: Option<u32>, at_most: u32, opponent_at_least: u32, claim: bool, verdict: crate::variant::Verdict },
 }
 
 /// A two-sided variant's hands, compiled.
@@ -245,6 +258,9 @@ impl<B: Bits> Tables<B> {
             facing: vec![],
             hand: None,
             zobrist: Zobrist::new(0),
+            ends: vec![],
+            forced_capture: false,
+            checks_illegal: false,
         }
     }
 
@@ -278,6 +294,22 @@ impl<B: Bits> Tables<B> {
         t.royal = v.kinds.iter().enumerate().filter(|(_, k)| k.royal).fold(0, |m, (i, _)| m | 1 << i);
         t.progress = v.kinds.iter().enumerate().filter(|(_, k)| k.progress).fold(0, |m, (i, _)| m | 1 << i);
         t.regions = v.regions.iter().map(|r| [t.set(r.squares[0].clone()), t.set(r.squares[1].clone())]).collect();
+        t.forced_capture = v.rules.end.forced_capture;
+        t.checks_illegal = v.rules.end.checks_illegal;
+        t.ends = v
+            .rules
+            .end
+            .ends
+            .iter()
+            .map(|e| match e.when {
+                crate::variant::EndWhen::Reach { kinds, region, reply } => {
+                    CEnd::Reach { kinds, region: t.regions[region], reply, verdict: e.verdict }
+                }
+                crate::variant::EndWhen::Extinct { kinds, at_most, opponent_at_least, claim } => {
+                    CEnd::Extinct { kinds, at_most, opponent_at_least, claim, verdict: e.verdict }
+                }
+            })
+            .collect();
 
         // Every slide direction, for both sides, with its opposite.
         let flip = |side: Side, (x, y): Offset| if side == Side::White { (x, y) } else { (x, -y) };

@@ -252,6 +252,7 @@ impl Compiler<'_, '_> {
                     false
                 }
             },
+            end: Default::default(),
         };
         let royals_facing_illegal = match &spec.rules.royals_facing {
             None => false,
@@ -263,6 +264,8 @@ impl Compiler<'_, '_> {
             }
         };
         let rules = CoreRules { royals_facing_illegal, ..rules };
+        let two_sided = spec.turns.model.as_ref().is_none_or(|m| m.get_ref() == "alternate");
+        let rules = CoreRules { end: self.end_rules(&spec.rules, &kinds, &regions, two_sided), ..rules };
         let combat = self.combat(&spec, &mut kinds, &kind_index);
         let clock = spec.clock.as_ref().map(|c| ClockRule {
             limit_ms: c.limit_minutes as u64 * 60_000,
@@ -394,7 +397,7 @@ impl Compiler<'_, '_> {
         c
     }
 
-    fn verdict(&mut self, s: &Spanned<String>) -> Verdict {
+    pub(super) fn verdict(&mut self, s: &Spanned<String>) -> Verdict {
         match s.get_ref().as_str() {
             "loss" => Verdict::Loss,
             "draw" => Verdict::Draw,

@@ -7,6 +7,7 @@
 mod builtin;
 mod compile;
 mod diagnostics;
+mod ends;
 mod hand;
 mod load;
 mod reload;
@@ -26,6 +27,7 @@ use crate::movegen::tables::Tables;
 use crate::piece::{KindId, Side};
 
 pub use builtin::{BuiltIn, built_in, built_in_named};
+pub use ends::{EndRule, EndRules, EndWhen};
 pub use load::{Found, Origin, Script, find, known_variants, looked_in, search_path};
 pub use reload::Reloader;
 pub use solo::{DuelRules, Generation, LayerPiece, Level, SoloRules};
@@ -130,6 +132,8 @@ pub struct CoreRules {
     pub royal_lost: bool,
     /// Two opposing royal pieces may not face each other on an open file.
     pub royals_facing_illegal: bool,
+    /// `[[rules.end]]`, `forced_capture`, `giving_check`.
+    pub end: EndRules,
 }
 
 /// A game clock.

@@ -247,12 +247,56 @@ pub struct RulesSpec {
     /// "illegal": two royal pieces of opposite sides may not stand on one file with
     /// nothing between them (xiangqi's flying general); "allowed" (default).
     pub royals_facing: Option<Spanned<String>>,
+    /// Ways the game ends besides mate and stalemate (`[[rules.end]]`, see `ends.rs`).
+    #[serde(default)]
+    pub end: Vec<Spanned<EndSpec>>,
+    /// A capture must be made when one is legal (antichess, losers).
+    #[serde(default)]
+    pub forced_capture: bool,
+    /// "illegal": a move may not give check (racing kings); "allowed" (default).
+    pub giving_check: Option<Spanned<String>>,
 }
 
 impl Default for RulesSpec {
     fn default() -> Self {
-        RulesSpec { check: true, checkmate: loss(), stalemate: draw(), royal_lost: None, royals_facing: None }
+        RulesSpec {
+            check: true,
+            checkmate: loss(),
+            stalemate: draw(),
+            royal_lost: None,
+            royals_facing: None,
+            end: Vec::new(),
+            forced_capture: false,
+            giving_check: None,
+        }
     }
+}
+
+/// One way the game ends: `when = "reach"` (a piece of `kinds` stands on `region`) or
+/// `when = "extinct"` (a side's count of `kinds`, each kind on its own, or of all its
+/// pieces when `kinds` is left out, is at most `at_most`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndSpec {
+    pub when: Spanned<String>,
+    #[serde(default)]
+    pub kinds: Vec<Name>,
+    /// With "reach": the goal, as the side concerned sees it.
+    pub region: Option<Name>,
+    /// With "reach": judged only when the side's turn comes again (the opponent had one
+    /// reply), instead of as soon as it arrives.
+    pub reply: Option<Spanned<bool>>,
+    /// With "extinct": the count at or below which the side is out (default 0).
+    pub at_most: Option<Spanned<u32>>,
+    /// With "extinct": the rule applies only while the opponent has at least this many.
+    pub opponent_at_least: Option<Spanned<u32>>,
+    /// With "extinct": a side that is out but to move may still answer (its opponent
+    /// needs one piece more for the rule to apply).
+    pub claim: Option<Spanned<bool>>,
+    /// The result for the side concerned (the one that arrived, or ran out).
+    pub result: Spanned<String>,
+    /// The reason the outcome gives (default "reaching_the_goal" or "extinction").
+    pub reason: Option<Spanned<String>>,
 }
 
 fn yes() -> bool {

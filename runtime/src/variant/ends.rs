@@ -1,0 +1,164 @@
+//! Win conditions as data: the `[[rules.end]]` entries (a piece reaching a region, a
+//! side running out of a kind or of all its pieces), `forced_capture` and
+//! `giving_check`, checked here and compiled into the rules the core judges every
+//! position by (`movegen::ended`). The semantics follow Fairy-Stockfish's
+//! `is_immediate_game_end`: a position where a rule holds has no legal move.
+
+use toml::Spanned;
+
+use super::compile::Compiler;
+use super::schema::{EndSpec, RulesSpec};
+use super::{Kind, Region, Verdict};
+
+/// When an end rule holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndWhen {
+    /// A piece of `kinds` (bit per kind) stands on `region` (as its side sees it).
+    /// Without `reply` it is judged for the side that just moved; with `reply`, for the
+    /// side to move (the opponent has had one reply), and a draw when both stand there
+    /// with white to move (black equalised in its reply).
+    Reach { kinds: u32, region: usize, reply: bool },
+    /// A side has at most `at_most` pieces of one of `kinds` (each kind on its own), or of
+    /// all its pieces together (`kinds` = None), hand included, while its opponent has at
+    /// least `opponent_at_least` (one more when `claim` and the side out is to move).
+    Extinct { kinds: Option<u32>, at_most: u32, opponent_at_least: u32, claim: bool },
+}
+
+/// One compiled `[[rules.end]]` entry.
+#[derive(Debug, Clone)]
+pub struct EndRule {
+    pub when: EndWhen,
+    /// The result for the side concerned (the one that arrived, or that ran out).
+    pub verdict: Verdict,
+    /// The outcome's reason (`"reaching_the_goal"`, `"extinction"` or the entry's own).
+    pub reason: String,
+}
+
+/// The compiled `[rules]` additions: end rules, forced capture, checks that are illegal.
+#[derive(Debug, Clone, Default)]
+pub struct EndRules {
+    pub ends: Vec<EndRule>,
+    pub forced_capture: bool,
+    pub checks_illegal: bool,
+}
+
+impl Compiler<'_, '_> {
+    pub(super) fn end_rules(
+        &mut self,
+        spec: &RulesSpec,
+        kinds: &[Kind],
+        regions: &[Region],
+        two_sided: bool,
+    ) -> EndRules {
+        let mut out = EndRules { forced_capture: spec.forced_capture, ..EndRules::default() };
+        out.checks_illegal = match &spec.giving_check {
+            None => false,
+            Some(g) if g.get_ref() == "allowed" => false,
+            Some(g) if g.get_ref() == "illegal" => true,
+            Some(g) => {
+                self.err(g.span(), format!("`{}`: giving_check is \"illegal\" or \"allowed\"", g.get_ref()));
+                false
+            }
+        };
+        if !two_sided && (!spec.end.is_empty() || spec.forced_capture || out.checks_illegal) {
+            let span = spec.end.first().map_or(0..0, |e| e.span());
+            self.err(span, "`[[rules.end]]`, `forced_capture` and `giving_check` are for two-sided boards");
+            return EndRules::default();
+        }
+        for e in &spec.end {
+            if let Some(r) = self.end_rule(e, kinds, regions) {
+                out.ends.push(r);
+            }
+        }
+        out
+    }
+
+    fn end_rule(&mut self, e: &Spanned<EndSpec>, kinds: &[Kind], regions: &[Region]) -> Option<EndRule> {
+        let s = e.get_ref();
+        let mut mask = 0u32;
+        let mut ok = true;
+        for k in &s.kinds {
+            match kinds.iter().position(|x| &x.name == k.get_ref()) {
+                Some(i) => mask |= 1 << i,
+                None => {
+                    self.unknown(k, "piece kind", kinds.iter().map(|x| x.name.as_str()));
+                    ok = false;
+                }
+            }
+        }
+        let verdict = self.verdict(&s.result);
+        let reason = match &s.reason {
+            None => None,
+            Some(r) => {
+                let t = r.get_ref();
+                let fine = !t.is_empty()
+                    && t.len() <= 40
+                    && t.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+                if !fine {
+                    self.err(r.span(), format!("`{t}`: a reason is 1 to 40 lower-case letters, digits and `_`"));
+                    ok = false;
+                }
+                Some(t.clone())
+            }
+        };
+        // A key of the other kind of entry is a mistake, not something to ignore.
+        let misplaced = |c: &mut Self, key: &str, span: Option<std::ops::Range<usize>>, when: &str| {
+            if let Some(sp) = span {
+                c.err(sp, format!("`{key}` means nothing with when = \"{when}\""));
+                return false;
+            }
+            true
+        };
+        let when = match s.when.get_ref().as_str() {
+            "reach" => {
+                ok &= misplaced(self, "at_most", s.at_most.as_ref().map(|x| x.span()), "reach");
+                ok &= misplaced(self, "opponent_at_least", s.opponent_at_least.as_ref().map(|x| x.span()), "reach");
+                ok &= misplaced(self, "claim", s.claim.as_ref().map(|x| x.span()), "reach");
+                if s.kinds.is_empty() {
+                    self.err(s.when.span(), "when = \"reach\" needs `kinds` (the pieces that must arrive)");
+                    ok = false;
+                }
+                let region = match &s.region {
+                    None => {
+                        self.err(s.when.span(), "when = \"reach\" needs `region` (where they must arrive)");
+                        None
+                    }
+                    Some(r) => {
+                        let i = regions.iter().position(|x| &x.name == r.get_ref());
+                        if i.is_none() {
+                            self.unknown(r, "region", regions.iter().map(|x| x.name.as_str()));
+                        }
+                        i
+                    }
+                };
+                let reply = s.reply.as_ref().is_some_and(|r| *r.get_ref());
+                EndWhen::Reach { kinds: mask, region: region?, reply }
+            }
+            "extinct" => {
+                ok &= misplaced(self, "region", s.region.as_ref().map(|x| x.span()), "extinct");
+                ok &= misplaced(self, "reply", s.reply.as_ref().map(|x| x.span()), "extinct");
+                EndWhen::Extinct {
+                    kinds: if s.kinds.is_empty() { None } else { Some(mask) },
+                    at_most: s.at_most.as_ref().map_or(0, |x| *x.get_ref()),
+                    opponent_at_least: s.opponent_at_least.as_ref().map_or(0, |x| *x.get_ref()),
+                    claim: s.claim.as_ref().is_some_and(|x| *x.get_ref()),
+                }
+            }
+            other => {
+                self.err(s.when.span(), format!("`{other}`: an end's `when` is \"reach\" or \"extinct\""));
+                return None;
+            }
+        };
+        if !ok {
+            return None;
+        }
+        let reason = reason.unwrap_or_else(|| {
+            match when {
+                EndWhen::Reach { .. } => "reaching_the_goal",
+                EndWhen::Extinct { .. } => "extinction",
+            }
+            .to_string()
+        });
+        Some(EndRule { when, verdict, reason })
+    }
+}
