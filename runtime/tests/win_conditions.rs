@@ -131,3 +131,19 @@ fn malformed_entries_are_errors_with_their_place() {
     // Every problem names the file and a line.
     assert!(p.starts_with("wins.toml:"), "{p}");
 }
+
+#[test]
+fn the_computer_player_reads_an_end_rule_as_its_result_not_as_a_stalemate() {
+    // White: king d3 and a rook a1; black: king h8. d3-d4 and d3-e4 reach the hill and win
+    // at once, after which black has no move: read as a stalemate, that would be a draw and
+    // the rook-up side would avoid it; read as the rule says, it is a win in one.
+    let v = variant(HILL).unwrap();
+    let g = Game::from_fen(v, "7k/8/8/8/8/3K4/8/R7 w - - 0 1").unwrap();
+    for level in ["novice", "master"] {
+        let r = g.best_action(level, 1, varia::search::Clock::Off).unwrap();
+        let moved = g.format(&r.action);
+        assert!(moved == "d3-d4" || moved == "d3-e4", "{level} played {moved}");
+        let after = g.then_moves(&moved).unwrap();
+        assert_eq!(after.outcome().unwrap().describe(), "white wins by reaching the goal");
+    }
+}

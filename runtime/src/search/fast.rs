@@ -103,6 +103,11 @@ impl<B: Bits> Node for FastNode<'_, B> {
             return Some(v);
         }
         if moves.is_empty() {
+            // A position a `[[rules.end]]` rule ends has no legal move too: that rule's
+            // result, not a mate or stalemate.
+            if let Some(v) = self.end_rule() {
+                return Some(v);
+            }
             let r = &self.v.rules;
             return Some(if self.in_check() { r.checkmate } else { r.stalemate });
         }
@@ -110,7 +115,7 @@ impl<B: Bits> Node for FastNode<'_, B> {
     }
 
     fn rule_verdict(&mut self) -> Option<Verdict> {
-        self.royal_lost().or_else(|| self.draws())
+        self.royal_lost().or_else(|| self.end_rule()).or_else(|| self.draws())
     }
 
     #[inline]
@@ -160,6 +165,20 @@ impl<B: Bits> Node for FastNode<'_, B> {
 }
 
 impl<B: Bits> FastNode<'_, B> {
+    /// The result of the `[[rules.end]]` rule that ends this position, for the side to move.
+    #[inline]
+    fn end_rule(&self) -> Option<Verdict> {
+        if self.t.ends.is_empty() {
+            return None;
+        }
+        let pos = self.pos();
+        movegen::ends::ended(pos, self.t).map(|e| match e.winner {
+            None => Verdict::Draw,
+            Some(w) if w == pos.stm => Verdict::Win,
+            Some(_) => Verdict::Loss,
+        })
+    }
+
     /// `rules.royal_lost`: a side without royal pieces has lost (both: the mover wins).
     fn royal_lost(&self) -> Option<Verdict> {
         if !self.v.rules.royal_lost || self.t.royal == 0 {
