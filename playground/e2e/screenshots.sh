@@ -12,10 +12,16 @@ mkdir -p "$out"
 "$varia" serve --port "$port" >/dev/null 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 50); do
-  curl -sf "http://127.0.0.1:$port/api/variants" >/dev/null && break
+# Up to a minute: a loaded machine can take longer than ten seconds to start serving.
+up=
+for _ in $(seq 300); do
+  curl -sf "http://127.0.0.1:$port/api/variants" >/dev/null && { up=1; break; }
   sleep 0.2
 done
+if [ -z "$up" ]; then
+  echo "screenshots.sh: $varia serve did not answer on port $port within 60 s" >&2
+  exit 1
+fi
 PLAYGROUND_URL="http://127.0.0.1:$port" PLAYGROUND_SHOTS="$out" \
   node --test --test-name-pattern='photographed' --test-reporter=spec
 ls -1 "$out"
