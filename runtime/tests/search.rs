@@ -121,16 +121,7 @@ fn a_hanging_queen_is_taken_from_depth_two() {
     let g = game(HANGING_QUEEN);
     let config = AiConfig::from_variant(g.variant()).unwrap();
     for depth in [2, 3, 4] {
-        let level = Level {
-            depth,
-            time_ms: 0,
-            noise: 0,
-            quiescence: false,
-            nodes: 0,
-            reductions: false,
-            null_move: false,
-            deepen: false,
-        };
+        let level = Level { depth, ..Level::default() };
         let r = g.search(&config, &level, 0, Clock::Off).unwrap();
         assert_eq!(text(&g, &r), "f3-h4", "depth {depth}");
         assert_eq!(r.depth, depth);

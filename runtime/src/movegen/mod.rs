@@ -138,6 +138,18 @@ struct FastGuard<B: Bits> {
 }
 
 impl<B: Bits> FastGuard<B> {
+    /// Where a non-royal piece on `from` may move (not en passant, not a shot) without
+    /// leaving the royal piece attacked: nowhere in a double check, onto the evasion
+    /// squares in a single one, and along its pin line if pinned.
+    #[inline(always)]
+    fn mask(&self, from: usize) -> B {
+        if self.checkers.more_than_one() {
+            return B::EMPTY;
+        }
+        let m = if self.checkers.any() { self.evasion } else { !B::EMPTY };
+        if self.pinned.has(from) { m & self.pin_line(from) } else { m }
+    }
+
     #[inline(always)]
     fn pin_line(&self, sq: usize) -> B {
         for &(s, line) in &self.pins[..self.npins] {
@@ -248,13 +260,7 @@ impl<B: Bits> Guard<B> {
         match self {
             Guard::Off => Some(!B::EMPTY),
             Guard::Exact => None,
-            Guard::Fast(g) => {
-                if g.checkers.more_than_one() {
-                    return Some(B::EMPTY);
-                }
-                let m = if g.checkers.any() { g.evasion } else { !B::EMPTY };
-                Some(if g.pinned.has(from) { m & g.pin_line(from) } else { m })
-            }
+            Guard::Fast(g) => Some(g.mask(from)),
         }
     }
 
@@ -287,12 +293,7 @@ impl<B: Bits> Guard<B> {
                 } else {
                     match a.kind {
                         ActionKind::EnPassant | ActionKind::Shot => exact(pos, t, a),
-                        _ => {
-                            if g.checkers.any() && (g.checkers.more_than_one() || !g.evasion.has(to)) {
-                                return false;
-                            }
-                            !g.pinned.has(from) || g.pin_line(from).has(to)
-                        }
+                        _ => g.mask(from).has(to),
                     }
                 }
             }

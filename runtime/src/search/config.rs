@@ -97,8 +97,9 @@ impl Default for Weights {
     }
 }
 
-/// How hard and how long one level of the computer player thinks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How hard and how long one level of the computer player thinks. The default thinks
+/// not at all: depth 0, no budget, no noise, every refinement off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Level {
     /// Plies of full-width search (iterative deepening goes 1, 2, … up to it).
     pub depth: u32,
@@ -151,16 +152,7 @@ pub struct AiConfig {
 /// time it is given allows (depth 5 without one); all search captures to quiet positions
 /// (without it the lower levels left pieces hanging and lost every game to Skill Level 0).
 pub fn default_levels() -> Vec<(String, Level)> {
-    let l = |depth, time_ms, noise, quiescence| Level {
-        depth,
-        time_ms,
-        noise,
-        quiescence,
-        nodes: 0,
-        reductions: false,
-        null_move: false,
-        deepen: false,
-    };
+    let l = |depth, time_ms, noise, quiescence| Level { depth, time_ms, noise, quiescence, ..Level::default() };
     vec![
         ("novice".to_string(), l(2, 1000, 40, true)),
         ("veteran".to_string(), l(3, 4000, 0, true)),
@@ -311,19 +303,7 @@ impl Cx<'_> {
                 continue;
             };
             let known = levels.iter().position(|(n, _)| n == name);
-            let mut level = known.map_or(
-                Level {
-                    depth: 0,
-                    time_ms: 0,
-                    noise: 0,
-                    quiescence: false,
-                    nodes: 0,
-                    reductions: false,
-                    null_move: false,
-                    deepen: false,
-                },
-                |i| levels[i].1,
-            );
+            let mut level = known.map_or(Level::default(), |i| levels[i].1);
             for (key, value) in spec {
                 let p = ["ai", "levels", name.as_str(), key.as_str()];
                 match key.as_str() {
