@@ -520,6 +520,21 @@ fn on_damage_changes_the_amount_and_game_damage_deals_it() {
     assert!(e.message.contains("rules.lua:2: this variant has no hit points"), "{}", e.message);
 }
 
+/// `on_damage` reads a copy of the game without its history; `game:ply()` still counts
+/// the plies played (it read 0 whatever the ply).
+#[test]
+fn on_damage_sees_the_ply() {
+    // Two plies, then the rook on d1 attacks the pawn on d7 (beside its king on e7); the
+    // hook makes the primary damage the ply count: 2.
+    let fen = "4k3/3p4/8/8/8/8/8/3RK3 w - - 0 1";
+    let v = chessception_with("function on_damage(game, square, amount, cause)\n  return game:ply()\nend\n");
+    let mut g = Game::from_fen(v, fen).unwrap();
+    g.play("e1-f1").unwrap();
+    g.play("e8-e7").unwrap();
+    let events: Vec<String> = g.play("d1-d7").unwrap().iter().map(|e| e.describe(g.variant())).collect();
+    assert!(events.contains(&"black pawn on d7 takes 2 (primary, guarded): 0 HP left".to_string()), "{events:?}");
+}
+
 /// The limits hold while the scripts load, too: a runaway top level is a load error at
 /// its line, not a hang.
 #[test]

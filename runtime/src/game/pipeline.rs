@@ -233,15 +233,17 @@ impl Game {
         let acting = self.variant.scoring.as_ref().and_then(|_| self.core.piece_at(action.from)).map(|p| p.kind);
         if defines(Hook::OnDamage) {
             // on_damage reads the game as it was before the action (the position is being
-            // changed while it runs) and returns the amount to apply.
+            // changed while it runs) and returns the amount to apply. The view keeps no
+            // history, so `game:ply()` is told how many plies it leaves out.
             let h = hooks.as_deref().unwrap();
             let view = self.without_history();
+            let plies = self.history.len();
             let mut failure: Option<ScriptError> = None;
             let mut damage = |sq: Square, amount: i64, cause: crate::variant::Cause| {
                 if failure.is_some() {
                     return amount;
                 }
-                match h.on_damage(&mut HookGame::read_only(&view), sq, amount, cause.name()) {
+                match h.on_damage(&mut HookGame::read_only_below(&view, plies), sq, amount, cause.name()) {
                     Ok(n) => n,
                     Err(e) => {
                         failure = Some(e);
