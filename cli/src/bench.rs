@@ -24,6 +24,17 @@ use varia::{Game, Hook, HookGame, Variant};
 
 use crate::Fail;
 
+/// A progress line on stderr, rewritten in place (`\r`): only on a terminal, so a log or a
+/// pipe gets the results alone.
+macro_rules! progress {
+    ($($arg:tt)*) => {
+        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            eprint!($($arg)*);
+        }
+    };
+}
+pub(crate) use progress;
+
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// What to measure: perft, hooks, load, ai, selfplay, memory, realm, solve (several
@@ -209,7 +220,7 @@ fn perft(args: &BenchArgs) -> Result<(), Fail> {
         let mut nodes = 0;
         let mut their_nodes = None;
         for i in 0..runs {
-            eprint!("\r{} depth {depth}: run {}/{runs}   ", case.label, i + 1);
+            progress!("\r{} depth {depth}: run {}/{runs}   ", case.label, i + 1);
             let t = Instant::now();
             nodes = game.perft(depth);
             ours.push(t.elapsed().as_secs_f64());
@@ -225,7 +236,7 @@ fn perft(args: &BenchArgs) -> Result<(), Fail> {
                 theirs.push(s);
             }
         }
-        eprint!("\r{:60}\r", "");
+        progress!("\r{:60}\r", "");
         let our_s = median(ours);
         let our_rate = nodes as f64 / our_s / 1e6;
         let (their_rate, ratio) = if theirs.is_empty() {
@@ -338,7 +349,7 @@ fn hooks_perft(args: &BenchArgs) -> Result<(), Fail> {
         let (mut ds, mut hs) = (Vec::new(), Vec::new());
         let (mut dn, mut hn) = (0, 0);
         for i in 0..runs {
-            eprint!("\r{} depth {depth}: run {}/{runs}   ", p.label, i + 1);
+            progress!("\r{} depth {depth}: run {}/{runs}   ", p.label, i + 1);
             let t = Instant::now();
             dn = data.perft(depth);
             ds.push(t.elapsed().as_secs_f64());
@@ -346,7 +357,7 @@ fn hooks_perft(args: &BenchArgs) -> Result<(), Fail> {
             hn = hooked.try_perft(depth).map_err(|e| Fail(e.to_string()))?;
             hs.push(t.elapsed().as_secs_f64());
         }
-        eprint!("\r{:60}\r", "");
+        progress!("\r{:60}\r", "");
         if dn != hn {
             return Err(Fail(format!("{}: the data variant counts {dn}, the hooked one {hn}", p.label)));
         }
@@ -495,13 +506,13 @@ fn ai(args: &BenchArgs) -> Result<(), Fail> {
             let mut secs = Vec::new();
             let mut last = None;
             for i in 0..runs {
-                eprint!("\r{label} {name}: run {}/{runs}   ", i + 1);
+                progress!("\r{label} {name}: run {}/{runs}   ", i + 1);
                 let t = Instant::now();
                 let r = game.search(&config, level, 0, Clock::Budget(t))?;
                 secs.push(t.elapsed().as_secs_f64());
                 last = Some(r);
             }
-            eprint!("\r{:60}\r", "");
+            progress!("\r{:60}\r", "");
             let r = last.expect("at least one run");
             let s = median(secs);
             println!(

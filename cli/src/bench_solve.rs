@@ -16,6 +16,7 @@ use varia::solo::{Forge, SoloGame};
 
 use crate::Fail;
 use crate::bench::BenchArgs;
+use crate::bench::progress;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -51,7 +52,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
         let mut slowest = (0.0, 0u64);
         let mut node_counts = Vec::new();
         for seed in 1..=args.boards {
-            eprint!("\r{} seed {seed}/{}   ", level.name, args.boards);
+            progress!("\r{} seed {seed}/{}   ", level.name, args.boards);
             let g = SoloGame::dealt(forge.clone(), li, seed);
             let decision = match args.board_nodes {
                 Some(n) => Limits { nodes: Some(n), time: None },
@@ -73,8 +74,9 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
             greedy_sum += greedy.0;
             best_sum += s.best_score.0;
             if args.verbose {
+                progress!("\r");
                 eprintln!(
-                    "\r{} seed {seed}: {} in {:.1} ms ({} nodes); best {} ({} nodes in all), greedy {}",
+                    "{} seed {seed}: {} in {:.1} ms ({} nodes); best {} ({} nodes in all), greedy {}",
                     level.name,
                     s.verdict.name(),
                     secs * 1000.0,
@@ -85,7 +87,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
                 );
             }
         }
-        eprint!("\r                                   \r");
+        progress!("\r                                   \r");
         times.sort_by(|a, b| a.total_cmp(b));
         let n = args.boards.max(1) as f64;
         let pct = |c: i32| format!("{:.0}%", c as f64 * 100.0 / n);
@@ -123,12 +125,12 @@ pub fn run(args: &BenchArgs) -> Result<(), Fail> {
         // `[generation] solver_nodes` per drawn board.
         let mut deals = Vec::new();
         for seed in 1..=args.boards {
-            eprint!("\r{} dealing seed {seed}/{}   ", level.name, args.boards);
+            progress!("\r{} dealing seed {seed}/{}   ", level.name, args.boards);
             let t = Instant::now();
             solo::deal(&forge, li, seed, false)?;
             deals.push(t.elapsed().as_secs_f64() * 1000.0);
         }
-        eprint!("\r                                   \r");
+        progress!("\r                                   \r");
         deals.sort_by(|a, b| a.total_cmp(b));
         println!(
             "{:<11} dealing a forgeable board: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
