@@ -75,6 +75,7 @@ pub fn run(a: BenchArgs) -> Result<(), Fail> {
                     created_at: 0,
                     deadline: 86_400,
                     sector_boards: 10,
+                    resolving: None,
                 },
             )?;
             store::put_world(tx.as_mut(), 0, &text)?;

@@ -72,6 +72,23 @@ pub enum ServiceCommand {
         #[arg(long)]
         now: bool,
     },
+    /// Resolve rounds together with other workers on the same database (PostgreSQL: on
+    /// one machine or many): plan a due round, resolve its cities one at a time (each
+    /// claimed with FOR UPDATE SKIP LOCKED and committed alone), merge once all are in.
+    /// The result is the one `advance` gives. Prints a line per step.
+    Worker {
+        #[command(flatten)]
+        db: DbArgs,
+        /// Plan the open round at once, due or not (as `advance --now`).
+        #[arg(long)]
+        now: bool,
+        /// Exit once this round is resolved (default: work until stopped).
+        #[arg(long, value_name = "ROUND")]
+        until: Option<u64>,
+        /// Milliseconds to wait when there is nothing to do.
+        #[arg(long, default_value_t = 1000, value_name = "MS")]
+        poll: u64,
+    },
     /// Read a chat log (world, sector:SX,SY or city:NAME) with its Top-20 card, or post
     /// a line to it with `--post`.
     Chat {
@@ -279,6 +296,30 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
             if done.is_empty() {
                 let m = s.meta()?;
                 println!("no round is due: the open round resolves at {}", m.deadline);
+            }
+        }
+        ServiceCommand::Worker { db, now, until, poll } => {
+            use varia_realm::worker::Step;
+            let mut s = open(&db)?;
+            loop {
+                let (open_round, _) = s.progress()?;
+                if let Some(r) = until
+                    && open_round > r
+                {
+                    println!("round {r} is resolved");
+                    break;
+                }
+                match s.work(now)? {
+                    Step::Planned { round, parts } => println!("planned round {round}: {parts} parts"),
+                    Step::Part { round, label, movers, events } => {
+                        println!("resolved part {label} of round {round}: {movers} movers, {events} events")
+                    }
+                    Step::Merged(a) => println!(
+                        "round {} resolved at {}: {} events; next deadline {}",
+                        a.round, a.resolved_at, a.events, a.next_deadline
+                    ),
+                    Step::Waiting { .. } | Step::Idle { .. } => std::thread::sleep(Duration::from_millis(poll)),
+                }
             }
         }
         ServiceCommand::Serve { db, host, port, tick } => {
