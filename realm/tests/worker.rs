@@ -83,7 +83,7 @@ fn three_workers_give_the_single_process_bytes() {
         }
         let (ta, tb): (Vec<String>, Vec<String>) = tokens.into_iter().unzip();
         // Two more workers on b's store, each with its own connection.
-        let mut workers = vec![
+        let mut workers = [
             Service::open(open_b(false).unwrap(), std::sync::Arc::new(cb.clone())).unwrap(),
             Service::open(open_b(false).unwrap(), std::sync::Arc::new(cb.clone())).unwrap(),
         ];

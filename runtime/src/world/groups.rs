@@ -213,9 +213,9 @@ pub(crate) fn run(m: &Movement, exec: &mut Exec, staged: &[(Mover, Class)], para
     // in the realm's order) share a job, and the deal depends on nothing but the groups.
     let total = g.slots();
     let mut job_of: Vec<u32> = vec![NONE; total];
-    for s in 0..total {
+    for (s, j) in job_of.iter_mut().enumerate() {
         if let Some(r) = g.root(s) {
-            job_of[s] = (r as usize * JOBS / total).min(JOBS - 1) as u32;
+            *j = (r as usize * JOBS / total).min(JOBS - 1) as u32;
         }
     }
     let shares = deal(exec, &g, staged, &job_of, JOBS);
