@@ -149,9 +149,14 @@ pub enum ServiceCommand {
         host: String,
         #[arg(long, default_value_t = 8080)]
         port: u16,
-        /// Seconds between checks for due rounds (0: never resolve; leave it to `advance`).
+        /// Seconds between checks for due rounds (0: never resolve; leave it to `advance`
+        /// or the workers).
         #[arg(long, default_value_t = 10)]
         tick: u64,
+        /// Connections to the database, used by calls in parallel (default: 8 for
+        /// PostgreSQL, 1 for SQLite, whose writers take turns anyway).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+        connections: Option<u16>,
     },
 }
 
@@ -309,7 +314,7 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
                     println!("round {r} is resolved");
                     break;
                 }
-                match s.work(now)? {
+                match s.work(now, until)? {
                     Step::Planned { round, parts } => println!("planned round {round}: {parts} parts"),
                     Step::Part { round, label, movers, events } => {
                         println!("resolved part {label} of round {round}: {movers} movers, {events} events")
@@ -322,11 +327,16 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
                 }
             }
         }
-        ServiceCommand::Serve { db, host, port, tick } => {
-            let s = Service::open(open_store(&db, false)?, Arc::new(SystemClock))?;
+        ServiceCommand::Serve { db, host, port, tick, connections } => {
+            let pg = db.starts_with("postgres://") || db.starts_with("postgresql://");
+            let n = connections.unwrap_or(if pg { 8 } else { 1 });
+            let mut pool = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                pool.push(Service::open(open_store(&db, false)?, Arc::new(SystemClock))?);
+            }
             let ip: std::net::IpAddr = host.parse().map_err(|_| Fail(format!("--host {host}: not an IP address")))?;
             let tick = (tick > 0).then(|| Duration::from_secs(tick));
-            varia_realm::server::serve(s, SocketAddr::new(ip, port), tick, |a| {
+            varia_realm::server::serve_pool(pool, SocketAddr::new(ip, port), tick, |a| {
                 println!("serving realm {db} on http://{a}");
             })?;
         }

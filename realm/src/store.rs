@@ -426,6 +426,13 @@ pub fn world(tx: &mut dyn Tx) -> Result<(u64, String), Error> {
     Ok((r[0].int()? as u64, r[1].text()?.to_string()))
 }
 
+/// The world's round alone (the open round), without reading the state.
+pub fn world_round(tx: &mut dyn Tx) -> Result<u64, Error> {
+    let rows = tx.query("SELECT round FROM world WHERE id = 1", &[])?;
+    let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no world row".into() })?;
+    Ok(r[0].int()? as u64)
+}
+
 pub fn put_world(tx: &mut dyn Tx, round: u64, state: &str) -> Result<(), Error> {
     let n = tx.exec("UPDATE world SET round = ?1, state = ?2 WHERE id = 1", &[(round as i64).into(), state.into()])?;
     if n == 0 {

@@ -90,15 +90,15 @@ fn label(regions: &Regions) -> impl Fn(varia::world::BoardId) -> u32 + '_ {
 
 impl Service {
     /// Does one step of a worker's job: plans the open round if it is due (or at once
-    /// with `force`), else resolves one part of the round being resolved, else merges
-    /// it once every part is in.
-    pub fn work(&mut self, force: bool) -> Result<Step, Error> {
+    /// with `force`) and not after round `upto`, else resolves one part of the round
+    /// being resolved, else merges it once every part is in.
+    pub fn work(&mut self, force: bool, upto: Option<u64>) -> Result<Step, Error> {
         let meta = {
             let mut tx = self.store.begin(Mode::Read)?;
             store::meta(tx.as_mut())?
         };
         match meta.resolving {
-            None => self.plan(force),
+            None => self.plan(force, upto),
             Some(round) => match self.resolve_a_part(round)? {
                 Some(step) => Ok(step),
                 None => self.merge(round),
@@ -110,7 +110,7 @@ impl Service {
     pub fn progress(&mut self) -> Result<(u64, Option<u64>), Error> {
         let mut tx = self.store.begin(Mode::Read)?;
         let meta = store::meta(tx.as_mut())?;
-        Ok((store::world(tx.as_mut())?.0, meta.resolving))
+        Ok((store::world_round(tx.as_mut())?, meta.resolving))
     }
 
     /// Resolves a round that workers planned, here: every part nobody holds, then the
@@ -124,7 +124,7 @@ impl Service {
         }
     }
 
-    fn plan(&mut self, force: bool) -> Result<Step, Error> {
+    fn plan(&mut self, force: bool, upto: Option<u64>) -> Result<Step, Error> {
         let now = self.clock.now();
         let v = self.variant.clone();
         let mut tx = match self.store.begin(Mode::Write) {
@@ -141,6 +141,11 @@ impl Service {
         let meta = store::meta(tx.as_mut())?;
         if let Some(round) = meta.resolving {
             return Ok(Step::Waiting { round: Some(round) });
+        }
+        if let Some(r) = upto
+            && store::world_round(tx.as_mut())? > r
+        {
+            return Ok(Step::Idle { deadline: meta.deadline });
         }
         let Some(start) = round_start(tx.as_mut(), &v, &meta, now, force)? else {
             return Ok(Step::Idle { deadline: meta.deadline });

@@ -94,13 +94,13 @@ fn three_workers_give_the_single_process_bytes() {
             a.advance(true).unwrap();
             if r == 2 {
                 // A planned round that `advance` finds is finished by it.
-                assert!(matches!(workers[0].work(true).unwrap(), Step::Planned { .. }));
-                assert!(matches!(workers[1].work(true).unwrap(), Step::Part { .. }));
+                assert!(matches!(workers[0].work(true, None).unwrap(), Step::Planned { .. }));
+                assert!(matches!(workers[1].work(true, None).unwrap(), Step::Part { .. }));
                 let done = b.advance(true).unwrap();
                 assert_eq!(done.len(), 1, "{kind}");
             } else {
                 // Worker 0 plans; the three take parts in turn; whoever is last merges.
-                let planned = workers[0].work(true).unwrap();
+                let planned = workers[0].work(true, None).unwrap();
                 let Step::Planned { round, parts } = planned else { panic!("{kind}: {planned:?}") };
                 assert_eq!(round, r);
                 assert!(parts >= 3, "{kind}, round {r}: {parts} parts (a city, the ground and more)");
@@ -112,7 +112,7 @@ fn three_workers_give_the_single_process_bytes() {
                 let mut merged = None;
                 for turn in 0..100 {
                     let w = turn % 3;
-                    let step = if w == 2 { b.work(true) } else { workers[w].work(true) }.unwrap();
+                    let step = if w == 2 { b.work(true, None) } else { workers[w].work(true, None) }.unwrap();
                     match step {
                         Step::Part { .. } => {}
                         Step::Merged(adv) => {
