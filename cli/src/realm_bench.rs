@@ -322,6 +322,9 @@ fn spawn_server(db: &str) -> Result<(std::process::Child, std::net::SocketAddr),
     Ok((child, addr))
 }
 
+/// Per player of the intake scenario: the last list acknowledged, and the one in flight.
+type Flight = (Option<usize>, Option<usize>);
+
 pub fn recovery(a: RecoveryArgs) -> Result<(), Fail> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
@@ -346,8 +349,7 @@ pub fn recovery(a: RecoveryArgs) -> Result<(), Fail> {
         let (mut server, addr) = spawn_server(&db)?;
         let acked = Arc::new(AtomicUsize::new(0));
         // Per player: the last acknowledged list, and the one in flight when the server died.
-        let state: Arc<Mutex<Vec<(Option<usize>, Option<usize>)>>> =
-            Arc::new(Mutex::new(vec![(None, None); who.len()]));
+        let state: Arc<Mutex<Vec<Flight>>> = Arc::new(Mutex::new(vec![(None, None); who.len()]));
         let who = Arc::new(who);
         let handles: Vec<_> = (0..clients)
             .map(|c| {
@@ -356,7 +358,7 @@ pub fn recovery(a: RecoveryArgs) -> Result<(), Fail> {
                     for i in 0.. {
                         let p = c + clients * (i % 2);
                         let k = i % 2;
-                        let lock = |s: &Mutex<Vec<(Option<usize>, Option<usize>)>>| {
+                        let lock = |s: &Mutex<Vec<Flight>>| {
                             s.lock().unwrap_or_else(|e| e.into_inner())[p].1 = Some(k);
                         };
                         lock(&state);
