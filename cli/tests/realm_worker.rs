@@ -5,6 +5,8 @@
 //! record and the world are those `advance` gives a twin realm. On SQLite and, with
 //! `VARIA_PG_URL`, PostgreSQL (where the others resolve the free part meanwhile:
 //! `FOR UPDATE SKIP LOCKED`; SQLite's one writer makes them wait for the lock instead).
+//! And a worker killed before its merge commits: the round stays open and closed to
+//! orders, and `advance` merges it, with the same bytes.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -191,6 +193,51 @@ fn workers_finish_a_round_when_one_is_killed_mid_part_and_match_advance() {
         let (ra, rb) = (show(&single, &token_a, true), show(&parts, &token_b, true));
         assert!(ra == rb, "{parts}: the round differs:\n{ra}\n{rb}");
         assert!(ra.contains("\"moved\""), "{ra}");
+        assert_eq!(show(&single, &token_a, false), show(&parts, &token_b, false), "{parts}: the world differs");
+    }
+}
+
+#[test]
+fn a_merge_killed_before_its_commit_leaves_the_round_closed_and_advance_finishes_it() {
+    let dir = scratch("merge");
+    for (single, parts) in twins(&dir) {
+        let token_a = setup(&dir, &single);
+        let token_b = setup(&dir, &parts);
+        ok(&["realm", "advance", "--db", &single, "--at", T0, "--now"]);
+        // One worker plans, resolves both parts and stops before the merge's commit.
+        let (tx, rx) = mpsc::channel();
+        let mut w = worker(&parts, Some("merge"), 0, tx);
+        wait_stderr(&mut w, "paused at merge");
+        w.kill().unwrap();
+        w.wait().unwrap();
+        let lines: Vec<String> = rx.iter().map(|(_, l)| l).collect();
+        assert_eq!(lines.iter().filter(|l| l.starts_with("resolved part")).count(), 2, "{lines:?}");
+        // The merge never happened: round 0 is still open, and closed to orders.
+        let world: serde_json::Value =
+            serde_json::from_str(&ok(&["realm", "show", "--db", &parts, "--token", &token_b, "--at", T0])).unwrap();
+        assert_eq!(world["round"], 0, "{parts}");
+        let o = Command::new(VARIA)
+            .args(["realm", "order", "--db", &parts, "--token", &token_b, "--at", T0])
+            .args(["--order", r#"{"type":"pass","board":[0,0]}"#])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("round 0 is being resolved by the realm's workers"),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // `advance` finds the planned round, every part in, and merges it.
+        let out = ok(&["realm", "advance", "--db", &parts, "--at", T0, "--now"]);
+        assert!(out.starts_with("round 0 resolved at 1000000: "), "{out}");
+        let show = |db: &str, t: &str, round: bool| {
+            let mut args = vec!["realm", "show", "--db", db, "--token", t, "--at", T0];
+            if round {
+                args.extend(["--round", "0"]);
+            }
+            ok(&args)
+        };
+        assert_eq!(show(&single, &token_a, true), show(&parts, &token_b, true), "{parts}: the round differs");
         assert_eq!(show(&single, &token_a, false), show(&parts, &token_b, false), "{parts}: the world differs");
     }
 }
