@@ -50,6 +50,13 @@ enum RealmCommand {
     /// Time a stored round of a generated world on each store: load, bots, resolution,
     /// write-back.
     BenchStore(crate::realm_bench::BenchArgs),
+    /// Order intake over loopback: concurrent clients submit orders to `serve` on each
+    /// store given; accepted orders per second and latency percentiles.
+    BenchIntake(crate::realm_bench::IntakeArgs),
+    /// Recovery: `serve` killed with SIGKILL during order intake and `advance` during a
+    /// resolution, then restarted; orders and state checked against what was
+    /// acknowledged.
+    BenchRecovery(crate::realm_bench::RecoveryArgs),
     #[command(flatten)]
     Service(crate::realm_service::ServiceCommand),
 }
@@ -102,6 +109,8 @@ pub fn run(args: RealmArgs) -> Result<(), Fail> {
         }
         RealmCommand::Simulate(a) => crate::realm_sim::run(a),
         RealmCommand::BenchStore(a) => crate::realm_bench::run(a),
+        RealmCommand::BenchIntake(a) => crate::realm_bench::intake(a),
+        RealmCommand::BenchRecovery(a) => crate::realm_bench::recovery(a),
         RealmCommand::Service(c) => crate::realm_service::run(c),
     }
 }

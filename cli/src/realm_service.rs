@@ -72,6 +72,23 @@ pub enum ServiceCommand {
         #[arg(long)]
         now: bool,
     },
+    /// Resolve rounds together with other workers on the same database (PostgreSQL: on
+    /// one machine or many): plan a due round, resolve its cities one at a time (each
+    /// claimed with FOR UPDATE SKIP LOCKED and committed alone), merge once all are in.
+    /// The result is the one `advance` gives. Prints a line per step.
+    Worker {
+        #[command(flatten)]
+        db: DbArgs,
+        /// Plan the open round at once, due or not (as `advance --now`).
+        #[arg(long)]
+        now: bool,
+        /// Exit once this round is resolved (default: work until stopped).
+        #[arg(long, value_name = "ROUND")]
+        until: Option<u64>,
+        /// Milliseconds to wait when there is nothing to do.
+        #[arg(long, default_value_t = 1000, value_name = "MS")]
+        poll: u64,
+    },
     /// Read a chat log (world, sector:SX,SY or city:NAME) with its Top-20 card, or post
     /// a line to it with `--post`.
     Chat {
@@ -132,9 +149,14 @@ pub enum ServiceCommand {
         host: String,
         #[arg(long, default_value_t = 8080)]
         port: u16,
-        /// Seconds between checks for due rounds (0: never resolve; leave it to `advance`).
+        /// Seconds between checks for due rounds (0: never resolve; leave it to `advance`
+        /// or the workers).
         #[arg(long, default_value_t = 10)]
         tick: u64,
+        /// Connections to the database, used by calls in parallel (default: 8 for
+        /// PostgreSQL, 1 for SQLite, whose writers take turns anyway).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+        connections: Option<u16>,
     },
 }
 
@@ -281,11 +303,40 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
                 println!("no round is due: the open round resolves at {}", m.deadline);
             }
         }
-        ServiceCommand::Serve { db, host, port, tick } => {
-            let s = Service::open(open_store(&db, false)?, Arc::new(SystemClock))?;
+        ServiceCommand::Worker { db, now, until, poll } => {
+            use varia_realm::worker::Step;
+            let mut s = open(&db)?;
+            loop {
+                let (open_round, _) = s.progress()?;
+                if let Some(r) = until
+                    && open_round > r
+                {
+                    println!("round {r} is resolved");
+                    break;
+                }
+                match s.work(now, until)? {
+                    Step::Planned { round, parts } => println!("planned round {round}: {parts} parts"),
+                    Step::Part { round, label, movers, events } => {
+                        println!("resolved part {label} of round {round}: {movers} movers, {events} events")
+                    }
+                    Step::Merged(a) => println!(
+                        "round {} resolved at {}: {} events; next deadline {}",
+                        a.round, a.resolved_at, a.events, a.next_deadline
+                    ),
+                    Step::Waiting { .. } | Step::Idle { .. } => std::thread::sleep(Duration::from_millis(poll)),
+                }
+            }
+        }
+        ServiceCommand::Serve { db, host, port, tick, connections } => {
+            let pg = db.starts_with("postgres://") || db.starts_with("postgresql://");
+            let n = connections.unwrap_or(if pg { 8 } else { 1 });
+            let mut pool = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                pool.push(Service::open(open_store(&db, false)?, Arc::new(SystemClock))?);
+            }
             let ip: std::net::IpAddr = host.parse().map_err(|_| Fail(format!("--host {host}: not an IP address")))?;
             let tick = (tick > 0).then(|| Duration::from_secs(tick));
-            varia_realm::server::serve(s, SocketAddr::new(ip, port), tick, |a| {
+            varia_realm::server::serve_pool(pool, SocketAddr::new(ip, port), tick, |a| {
                 println!("serving realm {db} on http://{a}");
             })?;
         }

@@ -328,3 +328,39 @@ fn bench_store_times_a_stored_round_on_each_store_and_refuses_an_existing_one() 
     );
     assert_eq!(std::fs::read(&dbs[0]).unwrap(), before);
 }
+
+#[test]
+fn bench_intake_serves_concurrent_clients_and_checks_what_was_stored() {
+    let dir = scratch("bench-intake");
+    let dbs = dbs(&dir, "intake");
+    let mut args = vec!["realm", "bench-intake", "--clients", "3", "--orders", "7", "--players", "6"];
+    for d in &dbs {
+        args.extend(["--db", d.as_str()]);
+    }
+    let out = ok(&args);
+    let rows: Vec<&str> = out.lines().skip(2).collect();
+    let kinds: Vec<&str> = rows.iter().map(|r| r.split_whitespace().next().unwrap()).collect();
+    assert_eq!(kinds, ["sqlite", "postgres"][..dbs.len()].to_vec(), "{out}");
+    for r in &rows {
+        let f: Vec<f64> = r.split_whitespace().skip(1).map(|f| f.parse().unwrap()).collect();
+        // Connections (SQLite 1, PostgreSQL 8 by default), then orders/s > 0 and p50 ≤ p99 ≤ max.
+        assert!(f[0] == 1.0 || f[0] == 8.0, "{r}");
+        assert!(f[1] > 0.0 && f[2] <= f[3] && f[3] <= f[4], "{r}");
+    }
+}
+
+#[test]
+fn bench_recovery_kills_serve_and_advance_and_finds_nothing_lost() {
+    let dir = scratch("bench-recovery");
+    let mut args = vec!["realm", "bench-recovery", "--clients", "2", "--kill-after", "10", "--boards", "200"];
+    let prefix = dir.join("rec").display().to_string();
+    args.extend(["--db", prefix.as_str()]);
+    let out = ok(&args);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[0].starts_with("sqlite intake: serve killed (SIGKILL) after "), "{out}");
+    assert!(lines[0].ends_with(" 0 lost"), "{out}");
+    for l in &lines[1..] {
+        assert!(l.ends_with("world and round record byte for byte the twin's"), "{out}");
+    }
+}

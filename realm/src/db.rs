@@ -6,6 +6,7 @@
 //! lock dies with the process), PostgreSQL's take row locks (`FOR UPDATE`, `FOR
 //! SHARE`, `NOWAIT` for the resolver) that also end with the connection.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -240,6 +241,9 @@ impl Store for SqliteStore {
 pub struct PgStore {
     client: postgres::Client,
     location: String,
+    /// Statements prepared on this connection, by their SQL: each is parsed and planned
+    /// by the server once, then only bound and run (one round trip instead of two).
+    statements: HashMap<String, postgres::Statement>,
 }
 
 impl PgStore {
@@ -270,7 +274,7 @@ impl PgStore {
         client
             .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {schema}; SET search_path TO {schema}"))
             .map_err(|e| pg_err(&location, e))?;
-        Ok(PgStore { client, location })
+        Ok(PgStore { client, location, statements: HashMap::new() })
     }
 }
 
@@ -303,6 +307,19 @@ fn pg_err(location: &str, e: postgres::Error) -> Error {
 struct PgTx<'c> {
     tx: postgres::Transaction<'c>,
     location: &'c str,
+    statements: &'c mut HashMap<String, postgres::Statement>,
+}
+
+impl PgTx<'_> {
+    /// The prepared statement for `sql` (in the common dialect), prepared now if new.
+    fn statement(&mut self, sql: &str) -> Result<postgres::Statement, Error> {
+        if let Some(st) = self.statements.get(sql) {
+            return Ok(st.clone());
+        }
+        let st = self.tx.prepare(&pg_sql(sql)).map_err(|e| pg_err(self.location, e))?;
+        self.statements.insert(sql.to_string(), st.clone());
+        Ok(st)
+    }
 }
 
 fn pg_sql(sql: &str) -> String {
@@ -327,13 +344,15 @@ impl Tx for PgTx<'_> {
     fn exec(&mut self, sql: &str, params: &[Value]) -> Result<u64, Error> {
         let p = pg_params(params);
         let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
-        self.tx.execute(pg_sql(sql).as_str(), &refs).map_err(|e| pg_err(self.location, e))
+        let st = self.statement(sql)?;
+        self.tx.execute(&st, &refs).map_err(|e| pg_err(self.location, e))
     }
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Row>, Error> {
         use postgres::types::Type;
         let p = pg_params(params);
         let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
-        let rows = self.tx.query(pg_sql(sql).as_str(), &refs).map_err(|e| pg_err(self.location, e))?;
+        let st = self.statement(sql)?;
+        let rows = self.tx.query(&st, &refs).map_err(|e| pg_err(self.location, e))?;
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
             let mut row = Vec::with_capacity(r.len());
@@ -360,13 +379,13 @@ impl Tx for PgTx<'_> {
             Lock::Share => "SELECT id FROM realm_meta WHERE id = 1 FOR SHARE",
             Lock::Update => "SELECT id FROM realm_meta WHERE id = 1 FOR UPDATE",
         };
-        self.tx.query(sql, &[]).map_err(|e| pg_err(self.location, e))?;
+        let st = self.statement(sql)?;
+        self.tx.query(&st, &[]).map_err(|e| pg_err(self.location, e))?;
         Ok(())
     }
     fn lock_resolver(&mut self) -> Result<(), Error> {
-        self.tx
-            .query("SELECT id FROM resolver_lock WHERE id = 1 FOR UPDATE NOWAIT", &[])
-            .map_err(|e| pg_err(self.location, e))?;
+        let st = self.statement("SELECT id FROM resolver_lock WHERE id = 1 FOR UPDATE NOWAIT")?;
+        self.tx.query(&st, &[]).map_err(|e| pg_err(self.location, e))?;
         Ok(())
     }
     fn dialect(&self) -> Dialect {
@@ -386,7 +405,7 @@ impl Store for PgStore {
             b = b.isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true);
         }
         let tx = b.start().map_err(|e| pg_err(location, e))?;
-        Ok(Box::new(PgTx { tx, location }))
+        Ok(Box::new(PgTx { tx, location, statements: &mut self.statements }))
     }
     fn location(&self) -> String {
         self.location.clone()

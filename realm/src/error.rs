@@ -25,6 +25,8 @@ pub enum Error {
     Busy { location: String },
     #[error("{location}: refused: another resolver is resolving this realm right now")]
     ResolverBusy { location: String },
+    #[error("round {round} is being resolved by the realm's workers; try again when it is done")]
+    Resolving { round: u64 },
     #[error("stored data is damaged: {what}")]
     Corrupt { what: String },
     #[error("the realm's schema is version {found}; this varia knows versions up to {known} (use a newer varia)")]
@@ -88,7 +90,7 @@ impl Error {
             | Error::TooManyOrders { .. }
             | Error::Json(_)
             | Error::Rules(_) => 400,
-            Error::Busy { .. } | Error::ResolverBusy { .. } => 503,
+            Error::Busy { .. } | Error::ResolverBusy { .. } | Error::Resolving { .. } => 503,
             _ => 500,
         }
     }

@@ -21,6 +21,7 @@ pub mod simulate;
 pub mod store;
 pub mod token;
 pub mod transfer;
+pub mod worker;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::RealmConfig;

@@ -265,6 +265,7 @@ impl Service {
         let cap = world_of(self.variant())?.reserve.cap;
         self.with_player(token, Mode::Write, |tx, player, _, _| {
             tx.lock_meta(Lock::Update)?;
+            store::meta(tx)?.check_not_resolving()?;
             let cities = store::cities(tx)?;
             let c = as_mayor(&cities, city, player)?;
             let (round, text) = store::world(tx)?;

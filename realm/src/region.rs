@@ -135,7 +135,8 @@ pub fn bot_orders(
     Ok(out)
 }
 
-fn order_json(v: &Variant, o: &Order) -> serde_json::Value {
+/// An order as the contract writes it.
+pub fn order_json(v: &Variant, o: &Order) -> serde_json::Value {
     use serde_json::json;
     let xy = |p: &Pos| json!([p.x, p.y]);
     match o {

@@ -3,11 +3,12 @@
 //! is what [`Service`] lets that player see. Every failure is a JSON body
 //! `{"error", "status", …}` with a 4xx for anything the client did (bad JSON, a body
 //! over [`MAX_BODY`], an unknown route or method, a post within the chat pause), never
-//! a crash. The service is one database connection behind a mutex, used off the async
-//! threads; a background tick resolves the rounds that fall due.
+//! a crash. The service runs off the async threads on a pool of [`Service`]s, each its
+//! own database connection (a call takes a free one, or waits for one); a background
+//! tick resolves the rounds that fall due.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -26,7 +27,45 @@ use crate::service::Service;
 /// The largest request body accepted, in bytes (10,000 orders fit).
 pub const MAX_BODY: usize = 1 << 20;
 
-type Shared = Arc<Mutex<Service>>;
+/// The server's connections: a call takes a free [`Service`] and gives it back when
+/// done (also if the call panics), waiting while every one is busy.
+pub struct Pool {
+    free: Mutex<Vec<Service>>,
+    ready: Condvar,
+}
+
+impl Pool {
+    pub fn new(services: Vec<Service>) -> Pool {
+        Pool { free: Mutex::new(services), ready: Condvar::new() }
+    }
+
+    fn take(&self) -> Lease<'_> {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(s) = free.pop() {
+                return Lease { pool: self, service: Some(s) };
+            }
+            free = self.ready.wait(free).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+/// A service taken from the [`Pool`]; back in it on drop.
+struct Lease<'a> {
+    pool: &'a Pool,
+    service: Option<Service>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(s) = self.service.take() {
+            self.pool.free.lock().unwrap_or_else(|p| p.into_inner()).push(s);
+            self.pool.ready.notify_one();
+        }
+    }
+}
+
+type Shared = Arc<Pool>;
 
 /// A JSON error reply.
 struct Fail(StatusCode, Value);
@@ -90,8 +129,11 @@ async fn with<T: Send + 'static>(
 ) -> Result<T, Fail> {
     let s = s.clone();
     tokio::task::spawn_blocking(move || {
-        let mut guard = s.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut guard)
+        let mut lease = s.take();
+        match lease.service.as_mut() {
+            Some(svc) => f(svc),
+            None => Err(Error::Corrupt { what: "the connection pool lost a connection".into() }),
+        }
     })
     .await
     .map_err(|e| fail(500, format!("internal error: {e}")))?
@@ -321,8 +363,7 @@ async fn not_allowed() -> Fail {
 
 /// The API's routes over a service.
 pub fn router(service: Service) -> Router {
-    let shared: Shared = Arc::new(Mutex::new(service));
-    router_shared(shared)
+    router_shared(Arc::new(Pool::new(vec![service])))
 }
 
 fn router_shared(shared: Shared) -> Router {
@@ -352,6 +393,20 @@ pub fn serve(
     tick: Option<Duration>,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), Error> {
+    serve_pool(vec![service], addr, tick, bound)
+}
+
+/// [`serve`] with several connections to the realm (each a [`Service`]), used by the
+/// calls in parallel.
+pub fn serve_pool(
+    services: Vec<Service>,
+    addr: SocketAddr,
+    tick: Option<Duration>,
+    bound: impl FnOnce(SocketAddr),
+) -> Result<(), Error> {
+    if services.is_empty() {
+        return Err(Error::Config { path: "serve".into(), message: "no connection to serve with".into() });
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -362,7 +417,7 @@ pub fn serve(
             .await
             .map_err(|e| Error::Io { what: format!("binding {addr}"), source: e })?;
         let local = listener.local_addr().map_err(|e| Error::Io { what: "the bound address".into(), source: e })?;
-        let shared: Shared = Arc::new(Mutex::new(service));
+        let shared: Shared = Arc::new(Pool::new(services));
         if let Some(every) = tick {
             let s = shared.clone();
             tokio::spawn(async move {
@@ -371,8 +426,8 @@ pub fn serve(
                     iv.tick().await;
                     let s = s.clone();
                     let r = tokio::task::spawn_blocking(move || {
-                        let mut g = s.lock().unwrap_or_else(|p| p.into_inner());
-                        g.advance(false)
+                        let mut lease = s.take();
+                        lease.service.as_mut().map_or(Ok(Vec::new()), |svc| svc.advance(false))
                     })
                     .await;
                     match r {

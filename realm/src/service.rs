@@ -38,7 +38,7 @@ pub const JOIN_RINGS: i32 = 2048;
 /// stderr) and waits to be killed.
 pub const PAUSE_VAR: &str = "VARIA_REALM_PAUSE_AT";
 
-fn pause_point(point: &str) {
+pub(crate) fn pause_point(point: &str) {
     if std::env::var(PAUSE_VAR).is_ok_and(|v| v == point) {
         eprintln!("paused at {point}");
         loop {
@@ -123,11 +123,11 @@ pub struct Advanced {
 }
 
 pub struct Service {
-    store: Box<dyn Store>,
-    variant: Arc<Variant>,
-    clock: Arc<dyn Clock>,
+    pub(crate) store: Box<dyn Store>,
+    pub(crate) variant: Arc<Variant>,
+    pub(crate) clock: Arc<dyn Clock>,
     /// Who resolves, for the resolver's lock row.
-    holder: String,
+    pub(crate) holder: String,
 }
 
 /// A round's seed: the realm's seed and the round number, mixed (SplitMix64), so no
@@ -162,6 +162,7 @@ impl Service {
             created_at: now,
             deadline: next_deadline(now, config.round_hours),
             sector_boards: config.sector_boards,
+            resolving: None,
         };
         {
             let mut tx = store.begin(Mode::Write)?;
@@ -232,6 +233,7 @@ impl Service {
             return Err(Error::PlayerTaken { player: player.to_string() });
         }
         let meta = store::meta(tx.as_mut())?;
+        meta.check_not_resolving()?;
         let (round, text) = store::world(tx.as_mut())?;
         let state = parse_state(&text)?;
         let mut realm = Realm::from_json(&v, &state)?;
@@ -283,6 +285,7 @@ impl Service {
         if now >= meta.deadline {
             return Err(Error::DeadlinePassed { round: current, deadline: meta.deadline });
         }
+        meta.check_not_resolving()?;
         let state = parse_state(&text)?;
         let mut verdicts = judge(&v, &state, &player, orders, now)?;
         // CA-19: an ordinary piece never leaves its city (nor enters one).
@@ -379,45 +382,20 @@ impl Service {
         tx.lock_resolver()?;
         tx.lock_meta(Lock::Update).map_err(busy)?;
         let meta = store::meta(tx.as_mut())?;
-        if now < meta.deadline && !force {
-            return Ok(None);
+        if let Some(round) = meta.resolving {
+            // Workers planned this round: finish it their way.
+            drop(tx);
+            return self.finish_planned(round).map(Some);
         }
-        let at = now.min(meta.deadline);
-        let (round, text) = store::world(tx.as_mut())?;
-        let mut state = parse_state(&text)?;
-        state.time = Some(at);
-        let mut orders = BTreeMap::new();
-        for (p, list) in store::round_orders(tx.as_mut(), round)? {
-            let list: Vec<serde_json::Value> =
-                serde_json::from_str(&list).map_err(|e| Error::Corrupt { what: format!("orders of {p}: {e}") })?;
-            orders.insert(p, list);
-        }
-        let seed = round_seed(meta.seed, round);
-        let regions = crate::region::Regions::new(&store::cities(tx.as_mut())?);
-        let bots = crate::region::bot_orders(&v, &state, &orders, &regions, seed)?;
-        let idle = crate::region::hide_bots(&mut state, &bots);
-        let mut given = orders.clone();
-        given.extend(bots);
-        let mut out: OutputJson = round::resolve_json(&v, &state, &given, seed)?;
-        crate::region::restore_bots(&v, &mut out, &idle)?;
-        let rules = world_of(&v)?;
-        let geo = Geometry { tile: rules.tile, sector_boards: meta.sector_boards };
-        // Queens cross after the resolution (CA-20); then the cities elect (CA-21).
-        let transfers = transfer::arrive(tx.as_mut(), &mut out.state, round, meta.seed, geo, rules.reserve.cap)?;
-        crate::mayor::update_mayors(tx.as_mut(), &out.state, geo, at)?;
-        let next = next_deadline(at, meta.round_hours);
-        let events = out.events.len();
-        let rec = RoundRecord { round, resolved_at: at, seed, orders, output: serde_json::to_value(&out)?, transfers };
-        store::put_world(tx.as_mut(), out.state.round, &serde_json::to_string(&out.state)?)?;
-        store::put_result(tx.as_mut(), round, at, &serde_json::to_string(&rec)?)?;
-        store::set_deadline(tx.as_mut(), next)?;
-        store::mark_resolver(tx.as_mut(), &self.holder, now)?;
+        let Some(start) = round_start(tx.as_mut(), &v, &meta, now, force)? else { return Ok(None) };
+        let out: OutputJson = round::resolve_json(&v, &start.state, &start.given, start.seed)?;
+        let a = commit_round(tx.as_mut(), &v, &meta, &self.holder, now, start.record(), out)?;
         pause_point("resolve");
         tx.commit().map_err(|e| match e {
             Error::Busy { .. } => Error::ResolverBusy { location },
             e => e,
         })?;
-        Ok(Some(Advanced { round, resolved_at: at, next_deadline: next, events }))
+        Ok(Some(a))
     }
 
     /// Runs `f` in a write transaction with the token's player; for the chat module.
@@ -440,7 +418,105 @@ impl Service {
     }
 }
 
-fn holder() -> String {
+/// What a round's resolution starts from, read in the resolver's transaction.
+pub(crate) struct RoundStart {
+    pub round: u64,
+    /// The resolution's time: the deadline, or the clock's time if earlier (`--now`).
+    pub at: i64,
+    pub seed: u64,
+    /// The world with the time set and the players whose bot orders the realm gives
+    /// shown as not idle (see `region::hide_bots`).
+    pub state: StateJson,
+    /// The players' own orders (the round's record), and those plus the bots' lists.
+    pub orders: BTreeMap<String, Vec<serde_json::Value>>,
+    pub given: BTreeMap<String, Vec<serde_json::Value>>,
+    /// The hidden players' idle counts, for `region::restore_bots`.
+    pub idle: BTreeMap<String, u32>,
+}
+
+/// What [`commit_round`] needs of a [`RoundStart`] (a worker's merge keeps it in the
+/// round's plan).
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub(crate) struct RoundKeys {
+    pub round: u64,
+    pub at: i64,
+    pub seed: u64,
+    pub orders: BTreeMap<String, Vec<serde_json::Value>>,
+    pub idle: BTreeMap<String, u32>,
+}
+
+impl RoundStart {
+    pub fn record(&self) -> RoundKeys {
+        RoundKeys {
+            round: self.round,
+            at: self.at,
+            seed: self.seed,
+            orders: self.orders.clone(),
+            idle: self.idle.clone(),
+        }
+    }
+}
+
+/// The open round's start, if it is due by `now` (or `force`).
+pub(crate) fn round_start(
+    tx: &mut dyn Tx,
+    v: &Variant,
+    meta: &Meta,
+    now: i64,
+    force: bool,
+) -> Result<Option<RoundStart>, Error> {
+    if now < meta.deadline && !force {
+        return Ok(None);
+    }
+    let at = now.min(meta.deadline);
+    let (round, text) = store::world(tx)?;
+    let mut state = parse_state(&text)?;
+    state.time = Some(at);
+    let mut orders = BTreeMap::new();
+    for (p, list) in store::round_orders(tx, round)? {
+        let list: Vec<serde_json::Value> =
+            serde_json::from_str(&list).map_err(|e| Error::Corrupt { what: format!("orders of {p}: {e}") })?;
+        orders.insert(p, list);
+    }
+    let seed = round_seed(meta.seed, round);
+    let regions = crate::region::Regions::new(&store::cities(tx)?);
+    let bots = crate::region::bot_orders(v, &state, &orders, &regions, seed)?;
+    let idle = crate::region::hide_bots(&mut state, &bots);
+    let mut given = orders.clone();
+    given.extend(bots);
+    Ok(Some(RoundStart { round, at, seed, state, orders, given, idle }))
+}
+
+/// Writes a resolved round in the caller's transaction: the bots' players kept idle,
+/// the queen transfers (CA-20), the elections (CA-21), the new world, the round's
+/// record and the next deadline.
+pub(crate) fn commit_round(
+    tx: &mut dyn Tx,
+    v: &Variant,
+    meta: &Meta,
+    holder: &str,
+    now: i64,
+    keys: RoundKeys,
+    mut out: OutputJson,
+) -> Result<Advanced, Error> {
+    let RoundKeys { round, at, seed, orders, idle } = keys;
+    crate::region::restore_bots(v, &mut out, &idle)?;
+    let rules = world_of(v)?;
+    let geo = Geometry { tile: rules.tile, sector_boards: meta.sector_boards };
+    // Queens cross after the resolution (CA-20); then the cities elect (CA-21).
+    let transfers = transfer::arrive(tx, &mut out.state, round, meta.seed, geo, rules.reserve.cap)?;
+    crate::mayor::update_mayors(tx, &out.state, geo, at)?;
+    let next = next_deadline(at, meta.round_hours);
+    let events = out.events.len();
+    let rec = RoundRecord { round, resolved_at: at, seed, orders, output: serde_json::to_value(&out)?, transfers };
+    store::put_world(tx, out.state.round, &serde_json::to_string(&out.state)?)?;
+    store::put_result(tx, round, at, &serde_json::to_string(&rec)?)?;
+    store::set_deadline(tx, next)?;
+    store::mark_resolver(tx, holder, now)?;
+    Ok(Advanced { round, resolved_at: at, next_deadline: next, events })
+}
+
+pub(crate) fn holder() -> String {
     format!("pid {}", std::process::id())
 }
 

@@ -99,6 +99,19 @@ CREATE TABLE transfers (
     outcome TEXT
 );
 ",
+    // Workers (issue 13 point 4): a round being resolved in parts by several processes.
+    "
+ALTER TABLE realm_meta ADD COLUMN resolving BIGINT;
+CREATE TABLE round_plans (round BIGINT PRIMARY KEY, at BIGINT NOT NULL, plan TEXT NOT NULL);
+CREATE TABLE round_parts (
+    round BIGINT NOT NULL,
+    part BIGINT NOT NULL,
+    input TEXT NOT NULL,
+    output TEXT,
+    worker TEXT,
+    PRIMARY KEY (round, part)
+);
+",
 ];
 
 /// The schema version this build writes.
@@ -158,6 +171,19 @@ pub struct Meta {
     pub deadline: i64,
     /// Boards per side of a sector (A-CA1; 10 in a realm made before version 2).
     pub sector_boards: i64,
+    /// The round being resolved in parts by workers (see `worker`), if one is: its
+    /// orders are closed and the world may not change until it is merged.
+    pub resolving: Option<u64>,
+}
+
+impl Meta {
+    /// Refuses a change to the world while workers resolve a round.
+    pub fn check_not_resolving(&self) -> Result<(), Error> {
+        match self.resolving {
+            Some(round) => Err(Error::Resolving { round }),
+            None => Ok(()),
+        }
+    }
 }
 
 pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
@@ -178,7 +204,7 @@ pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
 
 pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
     let rows = tx.query(
-        "SELECT name, variant, round_hours, seed, created_at, deadline, sector_boards FROM realm_meta WHERE id = 1",
+        "SELECT name, variant, round_hours, seed, created_at, deadline, sector_boards, resolving FROM realm_meta WHERE id = 1",
         &[],
     )?;
     let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no settings row".into() })?;
@@ -190,7 +216,101 @@ pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
         created_at: r[4].int()?,
         deadline: r[5].int()?,
         sector_boards: r[6].int()?,
+        resolving: match &r[7] {
+            Value::Null => None,
+            v => Some(v.int()? as u64),
+        },
     })
+}
+
+/// Marks the round being resolved in parts (None: none).
+pub fn set_resolving(tx: &mut dyn Tx, round: Option<u64>) -> Result<(), Error> {
+    let v = round.map_or(Value::Null, |r| Value::Int(r as i64));
+    tx.exec("UPDATE realm_meta SET resolving = ?1 WHERE id = 1", &[v])?;
+    Ok(())
+}
+
+/// Stores a round's plan (see `worker`).
+pub fn put_plan(tx: &mut dyn Tx, round: u64, at: i64, plan: &str) -> Result<(), Error> {
+    tx.exec(
+        "INSERT INTO round_plans (round, at, plan) VALUES (?1, ?2, ?3)",
+        &[(round as i64).into(), at.into(), plan.into()],
+    )?;
+    Ok(())
+}
+
+pub fn plan(tx: &mut dyn Tx, round: u64) -> Result<Option<String>, Error> {
+    let rows = tx.query("SELECT plan FROM round_plans WHERE round = ?1", &[(round as i64).into()])?;
+    rows.first().map(|r| r[0].text().map(str::to_string)).transpose()
+}
+
+/// Stores one part of a planned round, not yet resolved.
+pub fn put_part(tx: &mut dyn Tx, round: u64, part: u32, input: &str) -> Result<(), Error> {
+    tx.exec(
+        "INSERT INTO round_parts (round, part, input) VALUES (?1, ?2, ?3)",
+        &[(round as i64).into(), i64::from(part).into(), input.into()],
+    )?;
+    Ok(())
+}
+
+/// Takes the lowest part of `round` that nobody has resolved and no other transaction
+/// holds (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so workers never wait on each other;
+/// the row lock dies with its connection, so a killed worker's part is taken again).
+/// SQLite's write transaction already excludes every other writer.
+pub fn claim_part(tx: &mut dyn Tx, round: u64) -> Result<Option<(u32, String)>, Error> {
+    let lock = match tx.dialect() {
+        crate::db::Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
+        crate::db::Dialect::Sqlite => "",
+    };
+    let sql =
+        format!("SELECT part, input FROM round_parts WHERE round = ?1 AND output IS NULL ORDER BY part LIMIT 1{lock}");
+    let rows = tx.query(&sql, &[(round as i64).into()])?;
+    let Some(r) = rows.first() else { return Ok(None) };
+    let part = u32::try_from(r[0].int()?).map_err(|_| Error::Corrupt { what: "a part's label".into() })?;
+    Ok(Some((part, r[1].text()?.to_string())))
+}
+
+/// Records a part's result; refuses one already recorded (nothing is resolved twice).
+pub fn finish_part(tx: &mut dyn Tx, round: u64, part: u32, output: &str, worker: &str) -> Result<(), Error> {
+    let n = tx.exec(
+        "UPDATE round_parts SET output = ?1, worker = ?2 WHERE round = ?3 AND part = ?4 AND output IS NULL",
+        &[output.into(), worker.into(), (round as i64).into(), i64::from(part).into()],
+    )?;
+    if n != 1 {
+        return Err(Error::Corrupt { what: format!("part {part} of round {round} was resolved twice") });
+    }
+    Ok(())
+}
+
+/// How many parts of `round` there are, and how many are still unresolved.
+pub fn parts_left(tx: &mut dyn Tx, round: u64) -> Result<(u64, u64), Error> {
+    let rows = tx.query(
+        "SELECT COUNT(*), COUNT(*) - COUNT(output) FROM round_parts WHERE round = ?1",
+        &[(round as i64).into()],
+    )?;
+    let r = rows.first().ok_or(Error::Corrupt { what: "no count".into() })?;
+    Ok((r[0].int()? as u64, r[1].int()? as u64))
+}
+
+/// Every resolved part of `round`: (label, result, worker), by label.
+pub fn part_outputs(tx: &mut dyn Tx, round: u64) -> Result<Vec<(u32, String, String)>, Error> {
+    let rows = tx.query(
+        "SELECT part, output, worker FROM round_parts WHERE round = ?1 AND output IS NOT NULL ORDER BY part",
+        &[(round as i64).into()],
+    )?;
+    rows.iter()
+        .map(|r| {
+            let part = u32::try_from(r[0].int()?).map_err(|_| Error::Corrupt { what: "a part's label".into() })?;
+            Ok((part, r[1].text()?.to_string(), r[2].text()?.to_string()))
+        })
+        .collect()
+}
+
+/// Drops a merged round's plan and parts.
+pub fn clear_plan(tx: &mut dyn Tx, round: u64) -> Result<(), Error> {
+    tx.exec("DELETE FROM round_parts WHERE round = ?1", &[(round as i64).into()])?;
+    tx.exec("DELETE FROM round_plans WHERE round = ?1", &[(round as i64).into()])?;
+    Ok(())
 }
 
 pub fn set_deadline(tx: &mut dyn Tx, deadline: i64) -> Result<(), Error> {
@@ -304,6 +424,13 @@ pub fn world(tx: &mut dyn Tx) -> Result<(u64, String), Error> {
     let rows = tx.query("SELECT round, state FROM world WHERE id = 1", &[])?;
     let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no world row".into() })?;
     Ok((r[0].int()? as u64, r[1].text()?.to_string()))
+}
+
+/// The world's round alone (the open round), without reading the state.
+pub fn world_round(tx: &mut dyn Tx) -> Result<u64, Error> {
+    let rows = tx.query("SELECT round FROM world WHERE id = 1", &[])?;
+    let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no world row".into() })?;
+    Ok(r[0].int()? as u64)
 }
 
 pub fn put_world(tx: &mut dyn Tx, round: u64, state: &str) -> Result<(), Error> {

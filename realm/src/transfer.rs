@@ -244,6 +244,7 @@ impl Service {
             if now >= meta.deadline {
                 return Err(Error::DeadlinePassed { round, deadline: meta.deadline });
             }
+            meta.check_not_resolving()?;
             let mut state = parse_state(&text)?;
             let cities = store::cities(tx)?;
             let dest = cities.iter().find(|c| c.name == to).ok_or_else(|| Error::NotFound {

@@ -264,7 +264,8 @@ fn a_realm_of_schema_version_3_migrates_and_elects_at_the_next_resolution() {
     drop(s);
     let db = rusqlite::Connection::open(&path).unwrap();
     db.execute_batch(
-        "DROP TABLE transfers; DROP TABLE donations; DROP TABLE mayor_vault; DROP TABLE mayors; \
+        "DROP TABLE round_parts; DROP TABLE round_plans; ALTER TABLE realm_meta DROP COLUMN resolving; \
+         DROP TABLE transfers; DROP TABLE donations; DROP TABLE mayor_vault; DROP TABLE mayors; \
          ALTER TABLE cities DROP COLUMN motd; ALTER TABLE cities DROP COLUMN motd_at; \
          ALTER TABLE cities DROP COLUMN renamed_by; ALTER TABLE cities DROP COLUMN renamed_at; \
          UPDATE schema_version SET version = 3",
@@ -280,5 +281,6 @@ fn a_realm_of_schema_version_3_migrates_and_elects_at_the_next_resolution() {
     assert_eq!(mayor_of(&mut s, &b.token, "Caissa").as_deref(), Some("alice"));
     let db = rusqlite::Connection::open(&path).unwrap();
     let v: i64 = db.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(v, 4);
+    assert_eq!(v, varia_realm::store::SCHEMA_VERSION);
+    assert_eq!(v, 5);
 }

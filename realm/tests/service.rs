@@ -320,7 +320,8 @@ fn a_schema_newer_than_this_build_is_refused_and_an_old_one_migrates() {
     // migrates it, with the sector of A-CA1, 10 boards a side, and keeps the rest.
     let db = rusqlite::Connection::open(&path).unwrap();
     db.execute_batch(
-        "DROP TABLE transfers; DROP TABLE donations; DROP TABLE mayor_vault; DROP TABLE mayors; \
+        "DROP TABLE round_parts; DROP TABLE round_plans; ALTER TABLE realm_meta DROP COLUMN resolving; \
+         DROP TABLE transfers; DROP TABLE donations; DROP TABLE mayor_vault; DROP TABLE mayors; \
          DROP TABLE roads; DROP TABLE cities; ALTER TABLE realm_meta DROP COLUMN sector_boards; \
          UPDATE schema_version SET version = 1",
     )

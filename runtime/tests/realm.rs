@@ -280,6 +280,55 @@ fn resolving_by_groups_of_boards_on_threads_gives_the_whole_worlds_bytes() {
     }
 }
 
+#[test]
+fn resolving_by_parts_through_json_gives_the_whole_worlds_bytes() {
+    // The worker's path (issue 13): the round split into parts by a labelling of the
+    // boards that paths cross freely (so groups span labels), every part, result, head
+    // and the split realm sent through JSON text, the results merged in reverse order.
+    use varia::world::parts::{self, Head, Part, PartDone};
+    let v = caissan();
+    let rules = v.world.as_deref().unwrap();
+    let m = Movement::new(&v, rules);
+    let label = |b: varia::world::BoardId| (b.bx.div_euclid(4) * 7 + b.by.div_euclid(3)).rem_euclid(11) as u32;
+    for (boards, seed, full) in [(3_000, 1, false), (2_500, 8, true)] {
+        let (mut realm, mut plans, mut gave) = bot_round(boards, seed, full);
+        for r in 0..2u64 {
+            let n = realm.players.len();
+            let whole = round::execute_whole(&m, realm.clone(), plans.clone(), vec![false; n], &gave);
+            let split = parts::split(&m, realm.clone(), &plans, label);
+            assert!(split.parts.len() == 11, "{boards} boards: {} parts", split.parts.len());
+            let base = Realm::from_json(&v, &split.realm.to_json(&v)).unwrap();
+            let head: Head = serde_json::from_str(&serde_json::to_string(&split.head).unwrap()).unwrap();
+            let mut done: Vec<PartDone> = Vec::new();
+            for p in &split.parts {
+                let p: Part = serde_json::from_str(&serde_json::to_string(p).unwrap()).unwrap();
+                let d = parts::resolve_part(&m, n, &p).unwrap();
+                done.push(serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap());
+            }
+            done.reverse();
+            let (after, events) = parts::merge(&m, base, &head, &done, &gave).unwrap();
+            let by_parts = varia::world::resolve::Resolution {
+                realm: after,
+                plans: plans.clone(),
+                bots: vec![false; n],
+                strangers: Vec::new(),
+                events,
+            };
+            let text =
+                |res: &varia::world::resolve::Resolution| serde_json::to_string(&round::output(&v, res, &[])).unwrap();
+            assert!(text(&whole) == text(&by_parts), "{boards} boards, round {r}: the parts' result differs");
+            assert_eq!(whole.events, by_parts.events);
+            // A part given twice is refused, not merged twice.
+            let twice = [done[0].clone(), done[0].clone()];
+            assert!(parts::merge(&m, realm.clone(), &Head::default(), &twice, &gave).is_err());
+            realm = by_parts.realm;
+            let given = round::bot_orders(&m, &realm, seed + r + 1, false);
+            let (p, _, g) = round::validate_all(&m, &realm, given, seed, false);
+            (plans, gave) = (p, g);
+        }
+    }
+}
+
 /// FNV-1a, 64 bits: a digest that stays the same across platforms and Rust versions.
 fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))

@@ -63,21 +63,54 @@ impl Sets {
 }
 
 /// What one job gives back.
-struct Done {
-    realm: Realm,
-    events: Vec<super::events::WorldEvent>,
-    deferred: Vec<Deferred>,
-    new_pending: Vec<(BoardId, u32)>,
+pub(crate) struct Done {
+    pub realm: Realm,
+    pub events: Vec<super::events::WorldEvent>,
+    pub deferred: Vec<Deferred>,
+    pub new_pending: Vec<(BoardId, u32)>,
 }
 
-/// Resolves `staged` (as [`Exec::stage`] gave them, on `exec`'s realm) by groups of
-/// boards, writing the result into `exec` as [`Exec::run_staged`] would have.
-pub(crate) fn run(m: &Movement, exec: &mut Exec, staged: &[(Mover, Class)], parallel: bool) {
+/// A slot that belongs to no group with a mover.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// The groups of a round's boards: every mover's path joins the boards it touches.
+pub(crate) struct Grouping {
+    /// Boards of the realm (slots below `n`, the realm's board indices).
+    n: usize,
+    /// Boards a path enters that do not exist yet (slots from `n`, in order).
+    fresh: Vec<BoardId>,
+    sets: Sets,
+    /// Each staged mover's home slot (the board it starts or appears on).
+    pub home: Vec<u32>,
+    /// Per slot: whether its group has a mover.
+    used: Vec<bool>,
+}
+
+impl Grouping {
+    /// Slots in all (the realm's boards, then the fresh ones).
+    pub fn slots(&self) -> usize {
+        self.sets.parent.len()
+    }
+
+    /// The board of a slot.
+    pub fn board(&self, realm: &Realm, s: usize) -> BoardId {
+        if s < self.n { realm.cells.boards()[s] } else { self.fresh[s - self.n] }
+    }
+
+    /// The root (lowest slot) of a slot's group, if the group has a mover.
+    pub fn root(&mut self, s: usize) -> Option<u32> {
+        let r = self.sets.find(s as u32);
+        self.used[r as usize].then_some(r)
+    }
+}
+
+/// Joins the boards of `staged` (as [`Exec::stage`] gave them, on `realm`) into groups.
+pub(crate) fn group(m: &Movement, realm: &Realm, staged: &[(Mover, Class)]) -> Grouping {
     let tile = m.tile();
-    let realm = &exec.realm;
     let n = realm.cells.boards().len();
     // Slots of boards that do not exist yet, after the realm's.
     let mut fresh: FxMap<BoardId, u32> = FxMap::default();
+    let mut fresh_list: Vec<BoardId> = Vec::new();
     let mut sets = Sets { parent: (0..n as u32).collect() };
     let mut slot = |b: BoardId, sets: &mut Sets| -> u32 {
         if let Some(t) = realm.cells.find(b) {
@@ -87,6 +120,7 @@ pub(crate) fn run(m: &Movement, exec: &mut Exec, staged: &[(Mover, Class)], para
         let s = *fresh.entry(b).or_insert(next);
         if s == next {
             sets.parent.push(next);
+            fresh_list.push(b);
         }
         s
     };
@@ -116,72 +150,105 @@ pub(crate) fn run(m: &Movement, exec: &mut Exec, staged: &[(Mover, Class)], para
             }
         }
     }
-    // A group goes to the job of its lowest slot: neighbouring boards (close in the
-    // realm's order) share a job, and the deal depends on nothing but the groups.
     let total = sets.parent.len();
     let mut used = vec![false; total];
     for &h in &home {
-        used[h as usize] = true;
+        let r = sets.find(h);
+        used[r as usize] = true;
     }
-    for s in 0..total {
-        if used[s] {
-            let r = sets.find(s as u32);
-            used[r as usize] = true;
-        }
-    }
-    const NONE: u8 = u8::MAX;
-    let mut job_of: Vec<u8> = vec![NONE; total];
-    for s in 0..total {
-        let r = sets.find(s as u32) as usize;
-        if !used[r] {
-            continue;
-        }
-        if job_of[r] == NONE {
-            job_of[r] = (s * JOBS / total).min(JOBS - 1) as u8;
-        }
-        job_of[s] = job_of[r];
-    }
-    let mut boards: Vec<Vec<usize>> = vec![Vec::new(); JOBS];
-    for (t, &j) in job_of.iter().take(n).enumerate() {
+    Grouping { n, fresh: fresh_list, sets, home, used }
+}
+
+/// One job's share of a round: its boards (the realm's board indices), its movers in
+/// the staged order, and the pending royal pieces of its boards.
+pub(crate) struct Share {
+    pub boards: Vec<usize>,
+    pub movers: Vec<(Mover, Class)>,
+    pub pending: Vec<(BoardId, u32)>,
+}
+
+/// Deals the groups into `jobs` shares by `job_of` (per slot, its group's job, or
+/// [`NONE`]); the pending royal pieces of dealt boards leave `exec`'s realm.
+pub(crate) fn deal(
+    exec: &mut Exec,
+    g: &Grouping,
+    staged: &[(Mover, Class)],
+    job_of: &[u32],
+    jobs: usize,
+) -> Vec<Share> {
+    let mut shares: Vec<Share> =
+        (0..jobs).map(|_| Share { boards: Vec::new(), movers: Vec::new(), pending: Vec::new() }).collect();
+    for (t, &j) in job_of.iter().take(g.n).enumerate() {
         if j != NONE {
-            boards[j as usize].push(t);
+            shares[j as usize].boards.push(t);
         }
     }
-    let mut movers: Vec<Vec<(Mover, Class)>> = vec![Vec::new(); JOBS];
-    for (s, &h) in staged.iter().zip(&home) {
-        movers[job_of[h as usize] as usize].push(*s);
+    for (s, &h) in staged.iter().zip(&g.home) {
+        shares[job_of[h as usize] as usize].movers.push(*s);
     }
     // Pending royal pieces of boards in a job move into it; the rest stay.
-    let mut pending: Vec<Vec<(BoardId, u32)>> = vec![Vec::new(); JOBS];
     exec.realm.pending.retain(|&(b, p)| match exec.realm.cells.find(b).map(|t| job_of[t]) {
         Some(j) if j != NONE => {
-            pending[j as usize].push((b, p));
+            shares[j as usize].pending.push((b, p));
             false
         }
         _ => true,
     });
+    shares
+}
+
+/// Resolves a sub-realm's movers with banks deferred.
+pub(crate) fn resolve_part(m: &Movement, sub: Realm, movers: &[(Mover, Class)]) -> Done {
+    let mut e = Exec::deferring(m, sub);
+    e.run_staged(movers);
+    Done { realm: e.realm, events: e.events, deferred: e.deferred, new_pending: e.new_pending }
+}
+
+/// Resolves `staged` (as [`Exec::stage`] gave them, on `exec`'s realm) by groups of
+/// boards, writing the result into `exec` as [`Exec::run_staged`] would have.
+pub(crate) fn run(m: &Movement, exec: &mut Exec, staged: &[(Mover, Class)], parallel: bool) {
+    let tile = m.tile();
+    let mut g = group(m, &exec.realm, staged);
+    // A group goes to the job of its lowest slot (its root): neighbouring boards (close
+    // in the realm's order) share a job, and the deal depends on nothing but the groups.
+    let total = g.slots();
+    let mut job_of: Vec<u32> = vec![NONE; total];
+    for (s, j) in job_of.iter_mut().enumerate() {
+        if let Some(r) = g.root(s) {
+            *j = (r as usize * JOBS / total).min(JOBS - 1) as u32;
+        }
+    }
+    let shares = deal(exec, &g, staged, &job_of, JOBS);
     let realm = &exec.realm;
     let done: Vec<Done> = map_players(JOBS, parallel, |j| {
+        let share = &shares[j];
         let mut sub = Realm::new(tile);
-        sub.cells.reserve(boards[j].len());
-        for &t in &boards[j] {
+        sub.cells.reserve(share.boards.len());
+        for &t in &share.boards {
             let b = realm.cells.boards()[t];
             sub.cells.set_owner(b, realm.cells.owners[t]);
             let local = sub.cells.board_index(b);
             sub.cells.board_cells_mut(local).copy_from_slice(realm.cells.board_cells(t));
         }
-        sub.pending = pending[j].clone();
-        let mut e = Exec::deferring(m, sub);
-        e.run_staged(&movers[j]);
-        Done { realm: e.realm, events: e.events, deferred: e.deferred, new_pending: e.new_pending }
+        sub.pending = share.pending.clone();
+        resolve_part(m, sub, &share.movers)
     });
-    drop(movers);
-    // The events in the world's order; equal keys come from one job, in its order.
+    drop(shares);
+    merge(m, exec, done, parallel);
+}
+
+/// The jobs' results back into `exec`: their events in the world's order with the
+/// banks made in that order, their boards, and their pending royal pieces.
+pub(crate) fn merge(m: &Movement, exec: &mut Exec, done: Vec<Done>, parallel: bool) {
+    // The events in the world's order; equal keys come from one job, in its order. One
+    // job alone keeps the order it made them in (which is the world's).
     let mut order: Vec<(EventKey, u32, u32)> = Vec::with_capacity(done.iter().map(|d| d.events.len()).sum());
     for (j, d) in done.iter().enumerate() {
         order.extend(d.deferred.iter().enumerate().map(|(i, x)| (x.key, j as u32, i as u32)));
     }
-    sort(&mut order, parallel);
+    if done.len() > 1 {
+        sort(&mut order, parallel);
+    }
     let rule = &m.rules.reserve;
     exec.events.reserve(order.len());
     for &(_, j, i) in &order {

@@ -90,30 +90,30 @@ pub struct OutputJson {
     pub events: Vec<EventJson>,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct VerdictsJson {
     pub results: Vec<ResultJson>,
     pub forced_flees: Vec<FleeJson>,
     pub placements: Vec<PlacementJson>,
     /// The orders were the bot's (the player is idle).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bot: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResultJson {
     pub accepted: bool,
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FleeJson {
     pub board: [i32; 2],
     pub from: [i32; 2],
     pub to: [i32; 2],
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlacementJson {
     pub board: [i32; 2],
     pub to: [i32; 2],

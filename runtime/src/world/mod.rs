@@ -21,6 +21,7 @@ pub mod bot;
 pub mod events;
 pub mod generate;
 mod groups;
+pub mod parts;
 pub mod resolve;
 pub mod round;
 

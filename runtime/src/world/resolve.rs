@@ -35,19 +35,49 @@ pub struct Resolution {
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Mover {
-    owner: u32,
-    kind: KindId,
+    pub(crate) owner: u32,
+    pub(crate) kind: KindId,
     pub(crate) origin: Pos,
     cur: Pos,
     pub(crate) target: Pos,
     pub(crate) dir: (i32, i32),
     pub(crate) fields: i32,
     done: i32,
-    slide: bool,
+    pub(crate) slide: bool,
     /// A drop or a placement: it appears, from nowhere.
-    appear: Option<Phase>,
+    pub(crate) appear: Option<Phase>,
     alive: bool,
     finished: bool,
+}
+
+impl Mover {
+    /// A mover as [`Exec::stage`] makes it (it has not moved yet).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn staged(
+        owner: u32,
+        kind: KindId,
+        origin: Pos,
+        target: Pos,
+        dir: (i32, i32),
+        fields: i32,
+        slide: bool,
+        appear: Option<Phase>,
+    ) -> Mover {
+        Mover {
+            owner,
+            kind,
+            origin,
+            cur: origin,
+            target,
+            dir,
+            fields,
+            done: 0,
+            slide,
+            appear,
+            alive: true,
+            finished: false,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]

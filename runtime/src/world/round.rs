@@ -183,13 +183,26 @@ pub fn kings_by_player(m: &Movement, realm: &Realm) -> Vec<Vec<Pos>> {
 
 /// The contract's output for a resolution.
 pub fn output(v: &Variant, r: &Resolution, strangers: &[(String, usize)]) -> OutputJson {
+    let validation = validation(&r.realm.players, &r.plans, &r.bots, strangers);
+    let names = &r.realm.players;
+    OutputJson { state: r.realm.to_json(v), validation, events: r.events.iter().map(|e| e.to_json(v, names)).collect() }
+}
+
+/// The output's verdicts: per player (`players` in join order) what became of their
+/// orders, and of orders given in the name of players the realm does not know.
+pub fn validation(
+    players: &[String],
+    plans: &[PlayerPlan],
+    bots: &[bool],
+    strangers: &[(String, usize)],
+) -> BTreeMap<String, VerdictsJson> {
     let mut validation = BTreeMap::new();
     let result = |x: &Result<(), Rejection>| match x {
         Ok(()) => ResultJson { accepted: true, reason: "accepted".into() },
         Err(e) => ResultJson { accepted: false, reason: e.to_string() },
     };
-    for (p, plan) in r.plans.iter().enumerate() {
-        let id = r.realm.players[p].clone();
+    for (p, plan) in plans.iter().enumerate() {
+        let id = players[p].clone();
         validation.insert(
             id,
             VerdictsJson {
@@ -204,7 +217,7 @@ pub fn output(v: &Variant, r: &Resolution, strangers: &[(String, usize)]) -> Out
                     .iter()
                     .map(|&(b, t, a)| PlacementJson { board: [b.bx, b.by], to: [t.x, t.y], automatic: a })
                     .collect(),
-                bot: r.bots.get(p).copied().unwrap_or(false),
+                bot: bots.get(p).copied().unwrap_or(false),
             },
         );
     }
@@ -215,6 +228,5 @@ pub fn output(v: &Variant, r: &Resolution, strangers: &[(String, usize)]) -> Out
             VerdictsJson { results: (0..*n).map(|_| result(&Err(e.clone()))).collect(), ..Default::default() },
         );
     }
-    let names = &r.realm.players;
-    OutputJson { state: r.realm.to_json(v), validation, events: r.events.iter().map(|e| e.to_json(v, names)).collect() }
+    validation
 }
