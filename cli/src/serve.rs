@@ -1,7 +1,8 @@
 //! `varia serve`: the playground in the browser (crate `varia-playground`). Loads the
 //! variants to serve (every one the runtime knows, or those named, plus `--dir`
 //! folders), binds 127.0.0.1 unless `--host` says otherwise, prints the URL, and serves
-//! until stopped.
+//! until stopped. With `--realm`, a local realm too (its API under `/realm/`, its map
+//! on the page).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -26,10 +27,18 @@ pub struct ServeArgs {
     /// Open the page in the default browser.
     #[arg(long)]
     open: bool,
-    /// Solo boards' clock: `system`, or `manual` (time moves only by POST /api/clock/wait,
-    /// for scripted sessions and tests).
+    /// Solo boards' and the realm's clock: `system`, or `manual` (time moves only by POST
+    /// /api/clock/wait, for scripted sessions and tests).
     #[arg(long, default_value = "system", value_name = "system|manual")]
     clock: String,
+    /// A realm to open on the page (a SQLite file or `postgres://…#schema`, made by
+    /// `varia realm new`): its API under /realm/, its map, orders and rounds on the page.
+    #[arg(long, value_name = "PATH|URL")]
+    realm: Option<String>,
+    /// The realm clock's reading at start, in Unix seconds (default: the machine's
+    /// time); with `--clock manual` it then moves only by POST /api/clock/wait.
+    #[arg(long, value_name = "SECONDS", requires = "realm")]
+    at: Option<i64>,
 }
 
 pub fn run(args: ServeArgs) -> Result<(), Fail> {
@@ -44,15 +53,29 @@ pub fn run(args: ServeArgs) -> Result<(), Fail> {
         other => return Err(Fail(format!("--clock is `system` or `manual`, not `{other}`"))),
     };
     let catalog = Catalog::load(&sources)?;
+    let realm = match &args.realm {
+        Some(db) => Some(varia_playground::RealmSite::open(
+            db,
+            clock.clone(),
+            args.at.unwrap_or_else(varia_playground::realm::unix_now),
+        )?),
+        None => None,
+    };
     if !args.host.is_loopback() {
         eprintln!("varia serve: listening on {}: other machines can reach this server", args.host);
     }
     let open = args.open;
     let names = catalog.names();
-    varia_playground::serve_with_clock(catalog, SocketAddr::new(args.host, args.port), clock, move |addr| {
+    let realm_note = args.realm.as_ref().map(|db| format!("; the realm in {db} on /?realm"));
+    varia_playground::serve_with_realm(catalog, SocketAddr::new(args.host, args.port), clock, realm, move |addr| {
         let url = format!("http://{addr}/");
         println!("{url}");
-        eprintln!("varia serve: {} variants ({}); Ctrl-C stops", names.len(), names.join(", "));
+        eprintln!(
+            "varia serve: {} variants ({}){}; Ctrl-C stops",
+            names.len(),
+            names.join(", "),
+            realm_note.unwrap_or_default()
+        );
         if open {
             open_browser(&url);
         }

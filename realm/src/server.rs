@@ -26,7 +26,8 @@ use crate::service::Service;
 /// The largest request body accepted, in bytes (10,000 orders fit).
 pub const MAX_BODY: usize = 1 << 20;
 
-type Shared = Arc<Mutex<Service>>;
+/// The service as the handlers share it (one connection behind a mutex).
+pub type Shared = Arc<Mutex<Service>>;
 
 /// A JSON error reply.
 struct Fail(StatusCode, Value);
@@ -325,7 +326,9 @@ pub fn router(service: Service) -> Router {
     router_shared(shared)
 }
 
-fn router_shared(shared: Shared) -> Router {
+/// The API's routes over a service shared with its owner (the playground mounts them
+/// under `/realm` and resolves due rounds on the same service).
+pub fn router_shared(shared: Shared) -> Router {
     Router::new()
         .route("/join", post(join))
         .route("/world", get(world))
