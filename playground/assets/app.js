@@ -6,11 +6,16 @@
 // the server's rules version and refetches the game when its variant's rules change, or
 // shows the problems of a broken save. A solo variant (Chessic) gets the forge board
 // of solo.js instead of the two-sided board and panel. Actions are animated from their
-// events (fx.js).
+// events (fx.js). A server started with `--realm` adds its realm to the picker (and
+// `?realm` opens it): the map of realm.js instead of the board.
 import * as api from './api.js';
 import { render } from './board.js';
 import { animate } from './fx.js';
 import * as solo from './solo.js';
+import * as realm from './realm.js';
+
+// The picker's value for the server's realm.
+const REALM = '@realm';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -160,6 +165,16 @@ function panels(soloBoard) {
 async function newGame(moves) {
   const name = $('variant').value;
   const fen = $('fen').value.trim();
+  const inRealm = name === REALM;
+  for (const id of ['fen', 'new-game', 'undo']) $(id).disabled = inRealm;
+  if (inRealm) {
+    solo.stop();
+    ui.game = null;
+    showError('');
+    await realm.enter();
+    return true;
+  }
+  if (realm.active()) realm.leave();
   if (isSolo(name)) {
     panels(true);
     ui.game = null;
@@ -404,6 +419,7 @@ async function start() {
   $('undo').addEventListener('click', undo);
   $('solo-new').addEventListener('click', () => newGame());
   solo.setup();
+  realm.setup();
   $('chooser-cancel').addEventListener('click', closeChooser);
   $('variant').addEventListener('change', () => {
     $('fen').value = '';
@@ -420,13 +436,29 @@ async function start() {
     o.value = v.name;
     o.textContent = v.playable
       ? `${v.title} (${v.turns === 'solo' ? 'solo, ' : ''}${v.files}×${v.ranks})`
-      : `${v.title} (${v.turns}: not playable here yet)`;
+      : v.turns === 'simultaneous'
+        ? `${v.title} (a world: play it as a realm, varia serve --realm)`
+        : `${v.title} (${v.turns}: not playable here yet)`;
     o.disabled = !v.playable;
     select.append(o);
   }
   const params = new URLSearchParams(location.search);
-  const wanted = params.get('variant') || localStorage.getItem('varia-playground-variant');
+  let realmOpen = false;
+  try {
+    const r = await realm.info();
+    if (r.open) {
+      realmOpen = true;
+      const o = document.createElement('option');
+      o.value = REALM;
+      o.textContent = `Realm ${r.name} (${r.title}: the map)`;
+      select.prepend(o);
+    }
+  } catch (e) {
+    showError(e.message);
+  }
+  const wanted = params.has('realm') ? REALM : params.get('variant') || localStorage.getItem('varia-playground-variant');
   const playable = ui.variants.filter((v) => v.playable).map((v) => v.name);
+  if (realmOpen) playable.push(REALM);
   select.value = playable.includes(wanted) ? wanted : playable.includes('standard') ? 'standard' : playable[0];
   if (params.get('fen')) $('fen').value = params.get('fen');
   if (isSolo(select.value)) {
