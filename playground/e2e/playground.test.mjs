@@ -496,6 +496,26 @@ test('the realm view: sign in, pan, owners and own pieces, orders by clicking, t
   await page.click('#realm-signout');
   assert.equal(await page.evaluate(() => sessionStorage.getItem('varia-realm-token')), null);
   assert.ok(await page.locator('#realm-signin').isVisible());
+  // Joining with a name: three boards, the next free ones ring by ring ([-1, 1] [0, 1]
+  // [1, 1]); the token is shown once and kept for this tab only.
+  await page.fill('#realm-name', 'dave');
+  await page.click('#realm-join button');
+  await page.waitForSelector('#realm-new-token:not([hidden])', WAIT);
+  const shown = await page.locator('#realm-token-shown').innerText();
+  assert.match(shown, /^dave:[0-9a-f]+$/);
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('varia-realm-token')), shown);
+  assert.ok(!page.url().includes(shown.split(':')[1]));
+  await page.waitForFunction(() => document.querySelector('#realm-who').textContent === 'dave', null, WAIT);
+  assert.deepEqual(await page.locator('#realm-legend li').allInnerTexts(), ['alice: 4 boards', 'bob: 2 boards', 'dave (you): 3 boards']);
+  for (const b of ['-1,1', '0,1', '1,1']) assert.equal(await boardOwner(b), 'dave', b);
+  assert.equal(await page.locator('#realm-map .rpiece.mine').count(), 15);
+  // The same name again: refused with the realm's reason, nobody signed in.
+  await page.click('#realm-signout');
+  assert.ok(await page.locator('#realm-new-token').isHidden(), 'the token is shown only once');
+  await page.fill('#realm-name', 'dave');
+  await page.click('#realm-join button');
+  await page.waitForFunction(() => /`dave` is already a player of this realm/.test(document.querySelector('#realm-note').textContent), null, WAIT);
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('varia-realm-token')), null);
 });
 
 // README's screenshots: every variant the server plays, a few plies in, with the log.

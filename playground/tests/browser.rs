@@ -70,7 +70,8 @@ fn the_page_works_in_chromium() {
     for ext in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
     }
-    let cfg = "name = \"Testland\"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = \"Caissa\"\nboards = [[3, -1], [4, 0]]\n";
+    let cfg =
+        "name = \"Testland\"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = \"Caissa\"\nboards = [[3, -1], [4, 0]]\n";
     let cfg = varia_realm::RealmConfig::parse(cfg, "realm.toml").unwrap();
     let made = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
     let store = varia_realm::SqliteStore::open(&db, true).unwrap();
