@@ -580,6 +580,8 @@ test('every playable variant renders, and is photographed', async () => {
     await page.waitForSelector('#realm-map .rboard', WAIT);
     await rsq(-3, 2).click();
     await page.waitForSelector('#realm-map .rsq.target', WAIT);
+    // Four steps to the east: the city beside bob's boards (screenshots.sh) comes in.
+    for (let k = 0; k < 4; k++) await page.keyboard.press('ArrowRight');
     await page.evaluate(() => window.scrollTo(0, 0));
     const file = join(shots, `${realmInfo.variant}.png`);
     await page.screenshot({ path: file });

@@ -14,7 +14,7 @@ mkdir -p "$out"
 # takes bob's king (his knight leaps out of its way) and conquers his board [-1, 0];
 # for round 1 she places her new king, moves a knight and drops a rook.
 realm="$(mktemp -d)"
-printf 'name = "Testland"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = "Caissa"\nboards = [[3, -1], [4, 0]]\n' >"$realm/realm.toml"
+printf 'name = "Testland"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = "Caissa"\nboards = [[2, -1], [3, 0]]\n' >"$realm/realm.toml"
 "$varia" realm new --config "$realm/realm.toml" --db "$realm/realm.db" >/dev/null
 token() { "$varia" realm join --db "$realm/realm.db" --player "$1" 2>/dev/null | sed -n 's/^token: //p'; }
 alice="$(token alice)"
