@@ -43,6 +43,8 @@ pub fn unix_now() -> i64 {
 #[derive(Clone)]
 pub struct RealmSite {
     service: Shared,
+    /// The service's clock, to look for a due round without a write transaction.
+    clock: Arc<dyn Clock>,
 }
 
 impl RealmSite {
@@ -50,12 +52,14 @@ impl RealmSite {
     /// realm new`), its clock read from `clock` from `origin` (Unix seconds) on.
     pub fn open(db: &str, clock: Arc<dyn TimeSource>, origin: i64) -> Result<RealmSite, Error> {
         let store = varia_realm::open_store(db, false)?;
-        let service = Service::open(store, Arc::new(RealmTime { source: clock, origin }))?;
-        Ok(RealmSite::new(service))
+        let clock: Arc<dyn Clock> = Arc::new(RealmTime { source: clock, origin });
+        let service = Service::open(store, clock.clone())?;
+        Ok(RealmSite::new(service, clock))
     }
 
-    pub fn new(service: Service) -> RealmSite {
-        RealmSite { service: Arc::new(Mutex::new(service)) }
+    /// A realm already open, on `clock` (the one `service` reads).
+    pub fn new(service: Service, clock: Arc<dyn Clock>) -> RealmSite {
+        RealmSite { service: Arc::new(Mutex::new(service)), clock }
     }
 
     /// The realm service's own routes.
@@ -72,9 +76,14 @@ impl RealmSite {
         Ok(self.lock().authenticate(token)?)
     }
 
-    /// Resolves the rounds that are due (the server's tick, and after the clock moves).
+    /// Resolves the rounds that are due (the server's tick, and after the clock moves);
+    /// a read of the deadline first, so the tick takes no write lock while none is due.
     pub fn advance(&self) -> Result<Vec<varia_realm::service::Advanced>, Error> {
-        Ok(self.lock().advance(false)?)
+        let mut svc = self.lock();
+        if svc.meta()?.deadline > self.clock.now() {
+            return Ok(Vec::new());
+        }
+        Ok(svc.advance(false)?)
     }
 
     /// `GET /api/realm`: the realm's name and rules as the map needs them (public, as

@@ -13,6 +13,7 @@
 //! K [-3, 2], B [-2, 2], Q [-3, 3]; alice's [0, 0] holds N [2, 1], R [1, 2], K [2, 2],
 //! B [3, 2], Q [2, 3]; alice's [-1, -1] holds Q [-3, -2].
 
+use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -198,6 +199,32 @@ fn a_realm_route_through_the_playground_answers_as_the_realm_service_does() {
     let big = format!("{{\"orders\": [], \"pad\": \"{}\"}}", "x".repeat(20_000));
     let (s, _) = pg.raw("PUT", "/realm/orders", Some(&format!("Bearer {}", r.alice)), Some(&big));
     assert_eq!(s, 400, "a 20 kB body reaches the realm (which refuses the unknown field), not the page's 16 KiB limit");
+    // The page's guards hold on the realm's routes too: another Host is refused (403),
+    // and replies carry the page's headers.
+    let addr = pg.base.trim_start_matches("http://").to_string();
+    let mut sock = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        sock,
+        "GET /realm/world HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+        r.alice
+    )
+    .unwrap();
+    let mut text = String::new();
+    sock.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 403"), "{text}");
+    assert!(!text.contains("\"player\""), "{text}");
+    let mut sock = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        sock,
+        "GET /realm/world HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+        r.alice
+    )
+    .unwrap();
+    let mut text = String::new();
+    sock.read_to_string(&mut text).unwrap();
+    let head = text.split("\r\n\r\n").next().unwrap().to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("cache-control: no-store") && head.contains("content-security-policy:"), "{head}");
     let huge = format!("{{\"orders\": [], \"pad\": \"{}\"}}", "x".repeat(1 << 20));
     let through = pg.raw("PUT", "/realm/orders", Some(&format!("Bearer {}", r.alice)), Some(&huge));
     assert_eq!(through, rs.raw("PUT", "/orders", Some(&format!("Bearer {}", r.alice)), Some(&huge)));
