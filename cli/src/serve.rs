@@ -66,7 +66,7 @@ pub fn run(args: ServeArgs) -> Result<(), Fail> {
     }
     let open = args.open;
     let names = catalog.names();
-    let realm_note = args.realm.as_ref().map(|db| format!("; the realm in {db} on /?realm"));
+    let realm_note = args.realm.as_ref().map(|db| format!("; the realm in {} on /?realm", without_secret(db)));
     varia_playground::serve_with_realm(catalog, SocketAddr::new(args.host, args.port), clock, realm, move |addr| {
         let url = format!("http://{addr}/");
         println!("{url}");
@@ -83,6 +83,17 @@ pub fn run(args: ServeArgs) -> Result<(), Fail> {
     Ok(())
 }
 
+/// A database location as it may be printed: a URL's user and password left out.
+fn without_secret(db: &str) -> String {
+    match db.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}"),
+            None => db.to_string(),
+        },
+        None => db.to_string(),
+    }
+}
+
 /// Opens `url` with the desktop's opener; a failure is reported, not fatal.
 fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
@@ -93,5 +104,20 @@ fn open_browser(url: &str) {
         .spawn()
     {
         eprintln!("varia serve: could not open a browser ({opener}: {e}); open {url} yourself");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_secret;
+
+    #[test]
+    fn a_database_url_is_printed_without_its_user_and_password() {
+        assert_eq!(
+            without_secret("postgres://ann:s3cret@db.example:5432/v#realm"),
+            "postgres://…@db.example:5432/v#realm"
+        );
+        assert_eq!(without_secret("postgres://db.example/v"), "postgres://db.example/v");
+        assert_eq!(without_secret("realms/a@b.db"), "realms/a@b.db");
     }
 }
