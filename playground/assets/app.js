@@ -64,6 +64,13 @@ function draw() {
     scores.hidden = false;
     scores.textContent = `Score — white ${s.score_tables.white.total / 10}, black ${s.score_tables.black.total / 10}`;
   } else scores.hidden = true;
+  // Graveyards, where the variant promotes from them (Decachess).
+  const yards = $('graveyards');
+  yards.hidden = !s.graveyards;
+  if (s.graveyards) {
+    const side = (list) => (list.length ? list.map((g) => `${g.kind} ×${g.count}`).join(', ') : 'empty');
+    yards.textContent = `Graveyards — white: ${side(s.graveyards.white)}; black: ${side(s.graveyards.black)}`;
+  }
   const note = $('reload-note');
   if (s.rules_note) {
     note.hidden = false;
@@ -181,6 +188,7 @@ async function newGame(moves) {
     closeChooser();
     $('reload-note').hidden = true;
     $('scores').hidden = true;
+    $('graveyards').hidden = true;
     solo.levels(variantOf(name));
     const st = await solo.newBoard(variantOf(name), { log, showError });
     if (!st) return false;

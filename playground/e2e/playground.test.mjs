@@ -92,6 +92,14 @@ test('a Decachess board is 10 by 10', async () => {
   assert.equal(await page.locator('#board .square').count(), 100);
   assert.equal(await page.locator('#board').getAttribute('data-files'), '10');
   assert.equal(await page.locator('#board .square').first().getAttribute('data-square'), 'a10');
+  // The graveyards it promotes from: empty, then black's pawn taken on d6 is in black's.
+  assert.equal(await page.locator('#graveyards').innerText(), 'Graveyards — white: empty; black: empty');
+  await click('e2', 'e5');
+  await click('d9', 'd6');
+  await click('e5', 'd6');
+  assert.equal(await page.locator('#graveyards').innerText(), 'Graveyards — white: empty; black: pawn ×1');
+  await open('?variant=standard');
+  assert.ok(await page.locator('#graveyards').isHidden(), 'standard chess has no graveyard');
 });
 
 test('a Chessception attack changes hit points and the log explains it', async () => {

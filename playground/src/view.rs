@@ -122,7 +122,29 @@ pub fn state_json(id: &str, game: &Game, rules_version: u64, note: Option<&str>)
     if let Some(t) = game.table_scores_json() {
         obj.insert("score_tables".into(), t);
     }
+    if v.kinds.iter().any(|k| k.promotion.as_ref().is_some_and(|p| p.from_graveyard)) {
+        obj.insert("graveyards".into(), graveyards_json(game));
+    }
     Ok(o)
+}
+
+/// Each side's graveyard (its pieces captured, which it promotes to where the variant
+/// promotes from the graveyard): `{"white": [{kind, count}], "black": […]}`, in the
+/// variant's order of kinds.
+fn graveyards_json(game: &Game) -> Value {
+    let v = game.variant();
+    let setup = game.setup();
+    let side = |s: varia::Side| -> Vec<Value> {
+        v.kinds
+            .iter()
+            .enumerate()
+            .filter_map(|(k, kind)| {
+                let n = setup.graveyard[s.index()].get(k).copied().unwrap_or(0);
+                (n > 0).then(|| json!({ "kind": kind.name, "count": n }))
+            })
+            .collect()
+    };
+    json!({ "white": side(varia::Side::White), "black": side(varia::Side::Black) })
 }
 
 /// The legal targets of the piece on `from`: each target square with the moves that

@@ -525,6 +525,21 @@ fn the_computer_moves_at_a_level_the_variant_has() {
 }
 
 #[test]
+fn decachess_shows_each_sides_graveyard_and_standard_has_none() {
+    let s = start(named(&["standard", "decachess"]));
+    let (id, st) = s.new_game("decachess", None);
+    assert_eq!(st["graveyards"], json!({ "white": [], "black": [] }));
+    s.play(&id, "e2-e5");
+    s.play(&id, "d9-d6");
+    // The white pawn takes on d6: black's pawn goes to black's graveyard (DC-11: each
+    // side promotes from its own captured pieces).
+    let v = s.play(&id, "e5-d6");
+    assert_eq!(v["state"]["graveyards"], json!({ "white": [], "black": [{ "kind": "pawn", "count": 1 }] }));
+    let (_, st) = s.new_game("standard", None);
+    assert!(st.get("graveyards").is_none(), "standard chess promotes from no graveyard");
+}
+
+#[test]
 fn a_new_game_replays_given_moves_or_is_not_made() {
     let s = start(named(&["standard"]));
     let (status, r) = s.post("/api/games", json!({"variant": "standard", "moves": "e2-e4 e7-e5 Nf3"}));
