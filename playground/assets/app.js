@@ -28,6 +28,8 @@ const ui = {
   // The side(s) a person plays; the computer plays the others (`varia play --as`).
   playAs: 'both',
   thinking: false,
+  // While a landing choice is open: the squares the attack may land on, and their moves.
+  landings: [],
 };
 
 const human = (side) => ui.playAs === 'both' || ui.playAs === side;
@@ -46,7 +48,8 @@ function showError(message) {
 function draw() {
   const s = ui.game;
   if (!s) return;
-  render($('board'), s, { picked: ui.picked, targets: ui.targets.map((t) => t.to), onClick: click });
+  const landings = ui.landings.map((l) => l.square);
+  render($('board'), s, { picked: ui.picked, targets: ui.targets.map((t) => t.to), landings, onClick: click });
   let line;
   if (s.outcome) line = `Game over: ${s.outcome.text}`;
   else {
@@ -103,6 +106,7 @@ function log(title, events) {
 function closeChooser() {
   $('chooser').hidden = true;
   $('chooser-options').replaceChildren();
+  ui.landings = [];
 }
 
 async function move(text) {
@@ -125,6 +129,9 @@ async function move(text) {
 
 async function click(square) {
   if (!ui.game || ui.game.outcome || ui.thinking || !human(ui.game.to_move)) return;
+  // A green dot of an open landing choice: land there.
+  const landing = ui.landings.find((l) => l.square === square);
+  if (landing) return move(landing.move);
   const target = ui.targets.find((t) => t.to === square);
   if (target) {
     if (target.moves.length === 1) return move(target.moves[0].move);
@@ -142,9 +149,14 @@ async function click(square) {
       box.append(b);
     }
     $('chooser').hidden = false;
+    // An attack that kills on several squares: green dots where it may land.
+    ui.landings = target.moves.filter((m) => m.landing).map((m) => ({ square: m.landing, move: m.move }));
+    if (ui.landings.length) draw();
     return;
   }
+  const wasLanding = ui.landings.length > 0;
   closeChooser();
+  if (wasLanding) draw();
   if (ui.picked === square || !ui.game.movable.includes(square)) {
     ui.picked = null;
     ui.targets = [];
@@ -428,7 +440,10 @@ async function start() {
   $('solo-new').addEventListener('click', () => newGame());
   solo.setup();
   realm.setup();
-  $('chooser-cancel').addEventListener('click', closeChooser);
+  $('chooser-cancel').addEventListener('click', () => {
+    closeChooser();
+    draw();
+  });
   $('variant').addEventListener('change', () => {
     $('fen').value = '';
     newGame();

@@ -36,8 +36,9 @@ function damageBySquare(events) {
 }
 
 // Renders `state` into `root`; `picked` is the picked square and `targets` its target
-// squares; `onClick(square)` hears every click on a square.
-export function render(root, state, { picked = null, targets = [], onClick }) {
+// squares, `landings` the squares an attack may land on (green dots); `onClick(square)`
+// hears every click on a square.
+export function render(root, state, { picked = null, targets = [], landings = [], onClick }) {
   root.replaceChildren();
   root.style.gridTemplateColumns = `repeat(${state.files}, var(--sq))`;
   root.dataset.files = state.files;
@@ -47,6 +48,7 @@ export function render(root, state, { picked = null, targets = [], onClick }) {
   const movable = new Set(state.movable);
   const damage = damageBySquare(state.events);
   const targetSet = new Set(targets);
+  const landingSet = new Set(landings);
   for (const s of state.squares) {
     const cell = el('div', `square ${s.light ? 'light' : 'dark'}`);
     cell.dataset.square = s.name;
@@ -55,6 +57,7 @@ export function render(root, state, { picked = null, targets = [], onClick }) {
     if (checks.has(s.name)) cell.classList.add('check');
     if (picked === s.name) cell.classList.add('picked');
     if (targetSet.has(s.name)) cell.classList.add('target');
+    if (landingSet.has(s.name)) cell.classList.add('landing');
     if (movable.has(s.name)) cell.classList.add('movable');
     if (s.file === 0) cell.append(el('span', 'coord rank', String(s.rank + 1)));
     if (s.rank === 0) cell.append(el('span', 'coord file', s.name.replace(/[0-9]+$/, '')));

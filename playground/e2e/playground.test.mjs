@@ -125,6 +125,31 @@ test('a Chessception attack changes hit points and the log explains it', async (
   assert.deepEqual(fx, [['d5', '−2']]);
 });
 
+test('an attack that kills on two squares shows green dots where it may land', async () => {
+  // The queen on a4 kills the knight on d7 and, by its area damage, the pawn on e7.
+  await open(`?variant=chessception&fen=${encodeURIComponent('8/3np3/8/8/Q6k/8/8/K7 w - - 0 1')}`);
+  await square('a4').click();
+  await page.waitForSelector('#board [data-square="d7"].target', WAIT);
+  assert.equal(await page.locator('#board .landing').count(), 0, 'no dots before the attack is chosen');
+  await square('d7').click();
+  await page.waitForSelector('#chooser:not([hidden])', WAIT);
+  const dots = await page.locator('#board .landing').evaluateAll((els) => els.map((e) => e.dataset.square).sort());
+  assert.deepEqual(dots, ['d7', 'e7']);
+  // Cancel takes the dots away (the queen stays picked); the attack again, and a click
+  // on the e7 dot lands there.
+  await page.click('#chooser-cancel');
+  assert.equal(await page.locator('#board .landing').count(), 0);
+  assert.equal(await page.locator('#board [data-square="d7"].target').count(), 1);
+  await square('d7').click();
+  await page.waitForSelector('#board [data-square="e7"].landing', WAIT);
+  await square('e7').click();
+  await page.waitForSelector('#board [data-square="e7"] .piece.white', WAIT);
+  assert.equal(await square('d7').locator('.piece').count(), 0);
+  assert.equal(await square('a4').locator('.piece').count(), 0);
+  assert.match(await logText(), /1\. a4-d7@e7/);
+  assert.ok(await page.locator('#chooser').isHidden());
+});
+
 test('moves slide and damage floats, in the order of the events; none of it under reduced motion', async () => {
   await open('?variant=chessception');
   await click('e2', 'e4');

@@ -148,7 +148,8 @@ fn graveyards_json(game: &Game) -> Value {
 }
 
 /// The legal targets of the piece on `from`: each target square with the moves that
-/// reach it (several for a promotion or a landing choice), in move text.
+/// reach it (several for a promotion or a landing choice, each then with its `landing`
+/// square), in move text.
 pub fn targets_json(game: &Game, from: &str) -> Result<Value, Error> {
     let v = game.variant();
     let g = v.geometry;
@@ -165,7 +166,10 @@ pub fn targets_json(game: &Game, from: &str) -> Result<Value, Error> {
             (None, Some(l)) => format!("land on {}", v.square_name(l)),
             (None, None) => text.clone(),
         };
-        let choice = json!({ "move": text, "label": label, "capture": game.is_capture(&a) });
+        let mut choice = json!({ "move": text, "label": label, "capture": game.is_capture(&a) });
+        if let Some(l) = a.landing {
+            choice["landing"] = json!(v.square_name(l));
+        }
         match targets.iter_mut().find(|(t, _)| *t == a.to) {
             Some((_, list)) => list.push(choice),
             None => targets.push((a.to, vec![choice])),

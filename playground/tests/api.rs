@@ -525,6 +525,28 @@ fn the_computer_moves_at_a_level_the_variant_has() {
 }
 
 #[test]
+fn an_attack_that_kills_on_two_squares_offers_its_landing_squares() {
+    let s = start(named(&["chessception"]));
+    // The queen on a4 strikes the knight on d7 for 4 (all its 4 HP), and its area damage
+    // (2) reaches the pawn on e7 (2 HP): both die, so it lands on either, by choice (the
+    // choices `varia play` names for this position, cli/tests/cli.rs).
+    let (id, _) = s.new_game("chessception", Some("8/3np3/8/8/Q6k/8/8/K7 w - - 0 1"));
+    let (st, v) = s.get(&format!("/api/games/{id}/targets?from=a4"));
+    assert_eq!(st, 200);
+    let d7 = v["targets"].as_array().unwrap().iter().find(|t| t["to"] == "d7").unwrap();
+    let moves: Vec<(&str, &str, &str)> = d7["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["move"].as_str().unwrap(), m["label"].as_str().unwrap(), m["landing"].as_str().unwrap()))
+        .collect();
+    assert_eq!(moves, [("a4-d7@d7", "land on d7", "d7"), ("a4-d7@e7", "land on e7", "e7")]);
+    // An ordinary target has no landing.
+    let b5 = v["targets"].as_array().unwrap().iter().find(|t| t["to"] == "b5").unwrap();
+    assert!(b5["moves"][0].get("landing").is_none(), "{b5}");
+}
+
+#[test]
 fn decachess_shows_each_sides_graveyard_and_standard_has_none() {
     let s = start(named(&["standard", "decachess"]));
     let (id, st) = s.new_game("decachess", None);
