@@ -1,5 +1,6 @@
 // Draws a game's state as a grid of squares of any rectangular size: pieces (a glyph
-// for the chess names, else the variant's letter), hit points as a bar and a number,
+// for the chess names, else the variant's letter), frozen and waiting pieces marked
+// (❄, ⏳), hit points as a bar and a number,
 // the last move, check, the legal targets of the picked piece, and the damage of the
 // last action on the squares it hit. It only reads the state the server sends.
 
@@ -67,6 +68,9 @@ export function render(root, state, { picked = null, targets = [], landings = []
       piece.dataset.kind = p.kind;
       piece.title = details(s.name, p);
       cell.append(piece);
+      // A frozen pawn (promoted with an empty graveyard) and a returned piece that waits.
+      if (p.frozen) cell.append(el('span', 'badge frozen', '❄'));
+      if (p.waiting) cell.append(el('span', 'badge waiting', '⏳'));
       if (p.hp !== undefined) {
         const bar = el('div', 'hpbar');
         const fill = el('div', 'hpfill');

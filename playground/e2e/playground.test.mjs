@@ -102,6 +102,20 @@ test('a Decachess board is 10 by 10', async () => {
   assert.ok(await page.locator('#graveyards').isHidden(), 'standard chess has no graveyard');
 });
 
+test('a frozen pawn and the piece it returns as are marked on the board', async () => {
+  // a9-a10 with an empty graveyard freezes the pawn; black takes the knight on c1, and
+  // the pawn returns as a knight that waits through white's next turn.
+  await open(`?variant=decachess&fen=${encodeURIComponent('5k4/P9/10/10/10/2r7/10/10/10/2N2K4 w - - 0 1')}`);
+  await click('a9', 'a10');
+  assert.equal(await square('a10').locator('.badge.frozen').count(), 1);
+  assert.match(await square('a10').locator('.piece').getAttribute('title'), /white pawn on a10, frozen/);
+  await click('c5', 'c1');
+  assert.equal(await square('a10').locator('.badge.frozen').count(), 0);
+  assert.equal(await square('a10').locator('.badge.waiting').count(), 1);
+  assert.equal(await square('a10').locator('.piece').getAttribute('data-kind'), 'knight');
+  assert.match(await square('a10').locator('.piece').getAttribute('title'), /white knight on a10, waiting/);
+});
+
 test('a Chessception attack changes hit points and the log explains it', async () => {
   await open('?variant=chessception');
   assert.equal(await square('g8').locator('.hp').innerText(), '4/4');

@@ -547,6 +547,26 @@ fn an_attack_that_kills_on_two_squares_offers_its_landing_squares() {
 }
 
 #[test]
+fn a_frozen_pawn_and_the_piece_it_returns_as_are_marked() {
+    let s = start(named(&["decachess"]));
+    // White's pawn reaches a10 with an empty graveyard: it freezes there (DC-12). Black's
+    // rook then takes the knight on c1: at that loss the pawn resolves into a knight
+    // (DC-13), which waits through white's next turn (DC-14).
+    let (id, _) = s.new_game("decachess", Some("5k4/P9/10/10/10/2r7/10/10/10/2N2K4 w - - 0 1"));
+    let v = s.play(&id, "a9-a10");
+    assert_eq!(
+        piece(&v["state"], "a10"),
+        Some(json!({ "kind": "pawn", "letter": "P", "side": "white", "royal": false, "frozen": true }))
+    );
+    let v = s.play(&id, "c5-c1");
+    assert_eq!(
+        piece(&v["state"], "a10"),
+        Some(json!({ "kind": "knight", "letter": "N", "side": "white", "royal": false, "waiting": true }))
+    );
+    assert_eq!(v["state"]["graveyards"], json!({ "white": [], "black": [] }), "the knight left the graveyard");
+}
+
+#[test]
 fn decachess_shows_each_sides_graveyard_and_standard_has_none() {
     let s = start(named(&["standard", "decachess"]));
     let (id, st) = s.new_game("decachess", None);
