@@ -49,7 +49,8 @@ function draw() {
   const s = ui.game;
   if (!s) return;
   const landings = ui.landings.map((l) => l.square);
-  render($('board'), s, { picked: ui.picked, targets: ui.targets.map((t) => t.to), landings, onClick: click });
+  const shots = ui.targets.filter((t) => t.moves.some((m) => m.shot)).map((t) => t.to);
+  render($('board'), s, { picked: ui.picked, targets: ui.targets.map((t) => t.to), shots, landings, onClick: click });
   let line;
   if (s.outcome) line = `Game over: ${s.outcome.text}`;
   else {

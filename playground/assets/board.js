@@ -37,9 +37,10 @@ function damageBySquare(events) {
 }
 
 // Renders `state` into `root`; `picked` is the picked square and `targets` its target
-// squares, `landings` the squares an attack may land on (green dots); `onClick(square)`
+// squares (`shots` those it shoots at: a ranged capture, the shooter staying), `landings`
+// the squares an attack may land on (green dots); `onClick(square)`
 // hears every click on a square.
-export function render(root, state, { picked = null, targets = [], landings = [], onClick }) {
+export function render(root, state, { picked = null, targets = [], shots = [], landings = [], onClick }) {
   root.replaceChildren();
   root.style.gridTemplateColumns = `repeat(${state.files}, var(--sq))`;
   root.dataset.files = state.files;
@@ -50,6 +51,7 @@ export function render(root, state, { picked = null, targets = [], landings = []
   const damage = damageBySquare(state.events);
   const targetSet = new Set(targets);
   const landingSet = new Set(landings);
+  const shotSet = new Set(shots);
   for (const s of state.squares) {
     const cell = el('div', `square ${s.light ? 'light' : 'dark'}`);
     cell.dataset.square = s.name;
@@ -59,6 +61,7 @@ export function render(root, state, { picked = null, targets = [], landings = []
     if (picked === s.name) cell.classList.add('picked');
     if (targetSet.has(s.name)) cell.classList.add('target');
     if (landingSet.has(s.name)) cell.classList.add('landing');
+    if (shotSet.has(s.name)) cell.classList.add('shot');
     if (movable.has(s.name)) cell.classList.add('movable');
     if (s.file === 0) cell.append(el('span', 'coord rank', String(s.rank + 1)));
     if (s.rank === 0) cell.append(el('span', 'coord file', s.name.replace(/[0-9]+$/, '')));

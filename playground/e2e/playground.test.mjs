@@ -102,6 +102,17 @@ test('a Decachess board is 10 by 10', async () => {
   assert.ok(await page.locator('#graveyards').isHidden(), 'standard chess has no graveyard');
 });
 
+test("the Archer's shot is marked among its targets, and shooting leaves it in place", async () => {
+  await open(`?variant=decachess&fen=${encodeURIComponent('5k4/10/10/10/3p6/10/3A6/10/10/5K4 w - - 0 1')}`);
+  await square('d4').click();
+  await page.waitForSelector('#board .target', WAIT);
+  assert.equal(await page.locator('#board .target').count(), 9);
+  assert.deepEqual(await page.locator('#board .target.shot').evaluateAll((els) => els.map((e) => e.dataset.square)), ['d6']);
+  await square('d6').click();
+  await page.waitForSelector('#board [data-square="d6"]:not(:has(.piece))', WAIT);
+  assert.equal(await square('d4').locator('.piece').getAttribute('data-kind'), 'archer');
+});
+
 test('a frozen pawn and the piece it returns as are marked on the board', async () => {
   // a9-a10 with an empty graveyard freezes the pawn; black takes the knight on c1, and
   // the pawn returns as a knight that waits through white's next turn.

@@ -170,6 +170,10 @@ pub fn targets_json(game: &Game, from: &str) -> Result<Value, Error> {
         if let Some(l) = a.landing {
             choice["landing"] = json!(v.square_name(l));
         }
+        if a.kind == varia::ActionKind::Shot {
+            // A ranged capture: the target is removed, the shooter stays.
+            choice["shot"] = json!(true);
+        }
         match targets.iter_mut().find(|(t, _)| *t == a.to) {
             Some((_, list)) => list.push(choice),
             None => targets.push((a.to, vec![choice])),

@@ -547,6 +547,34 @@ fn an_attack_that_kills_on_two_squares_offers_its_landing_squares() {
 }
 
 #[test]
+fn the_archers_shot_is_a_target_marked_as_a_shot() {
+    let s = start(named(&["decachess"]));
+    // The Archer on d4 steps to any of its 8 empty neighbours (DC-03) and shoots an enemy
+    // exactly two squares away (DC-04): the pawn on d6, the one piece in its reach.
+    let (id, _) = s.new_game("decachess", Some("5k4/10/10/10/3p6/10/3A6/10/10/5K4 w - - 0 1"));
+    let (_, v) = s.get(&format!("/api/games/{id}/targets?from=d4"));
+    let shots: Vec<(&str, &str)> = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| {
+            t["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["shot"] == true)
+                .map(move |m| (t["to"].as_str().unwrap(), m["move"].as_str().unwrap()))
+        })
+        .collect();
+    assert_eq!(shots, [("d6", "d4-d6")]);
+    assert_eq!(v["targets"].as_array().unwrap().len(), 9);
+    // The shot removes the pawn; the Archer stays on d4.
+    let v = s.play(&id, "d4-d6");
+    assert_eq!(side_kind(&v["state"], "d4"), pair("white", "archer"));
+    assert_eq!(piece(&v["state"], "d6"), None);
+}
+
+#[test]
 fn a_frozen_pawn_and_the_piece_it_returns_as_are_marked() {
     let s = start(named(&["decachess"]));
     // White's pawn reaches a10 with an empty graveyard: it freezes there (DC-12). Black's
