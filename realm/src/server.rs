@@ -29,6 +29,18 @@ pub const MAX_BODY: usize = 1 << 20;
 /// The service as the handlers share it (one connection behind a mutex).
 pub type Shared = Arc<Mutex<Service>>;
 
+/// A service to share between the API's routes ([`router_shared`]) and their owner
+/// (`varia serve --realm`, which also calls it).
+pub fn share(service: Service) -> Shared {
+    Arc::new(Mutex::new(service))
+}
+
+/// Runs `f` on a shared service, waiting while a call uses it.
+pub fn with_service<T>(shared: &Shared, f: impl FnOnce(&mut Service) -> T) -> T {
+    let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
+    f(&mut guard)
+}
+
 /// A JSON error reply.
 struct Fail(StatusCode, Value);
 
