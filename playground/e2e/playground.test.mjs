@@ -130,6 +130,12 @@ test('a frozen pawn and the piece it returns as are marked on the board', async 
 test('a Chessception attack changes hit points and the log explains it', async () => {
   await open('?variant=chessception');
   assert.equal(await square('g8').locator('.hp').innerText(), '4/4');
+  // Knight stacks as red dots (b1's knight: one stack), the king's guard as a blue frame.
+  assert.equal(await square('b1').locator('.stacks').innerText(), '•');
+  assert.equal(await square('d4').locator('.stacks').count(), 0);
+  assert.ok(await square('d2').evaluate((e) => e.classList.contains('guarded')));
+  assert.ok(!(await square('b2').evaluate((e) => e.classList.contains('guarded'))));
+  assert.match(await square('b1').locator('.piece').getAttribute('title'), /attacks ×2 \(1 knight stacks\)/);
   for (const [f, t] of [['e2', 'e4'], ['g8', 'f6'], ['e4', 'e5'], ['f6', 'd5'], ['c2', 'c4'], ['d7', 'd6']]) {
     await click(f, t);
   }

@@ -525,6 +525,25 @@ fn the_computer_moves_at_a_level_the_variant_has() {
 }
 
 #[test]
+fn knight_stacks_and_the_kings_guard_are_in_the_state() {
+    let s = start(named(&["chessception"]));
+    let (_, st) = s.new_game("chessception", None);
+    // CC-11: a knight gives one stack to itself and its 8 neighbours (damage ×2 per
+    // stack); the king guards the pieces within one square (half damage). At the start
+    // the b1 knight covers a1-c2, the e1 king d1-f2 (as `varia play` lists them).
+    let aura = |sq: &str| {
+        let p = piece(&st, sq).unwrap();
+        (p["stacks"].as_u64().unwrap(), p["multiplier"].as_u64().unwrap(), p["guarded"].as_bool().unwrap())
+    };
+    assert_eq!(aura("b1"), (1, 2, false));
+    assert_eq!(aura("c2"), (1, 2, false));
+    assert_eq!(aura("d2"), (0, 1, true));
+    assert_eq!(aura("f1"), (1, 2, true), "f1 is beside the king and the g1 knight");
+    assert_eq!(aura("d8"), (0, 1, true));
+    assert_eq!(aura("a7"), (1, 2, false));
+}
+
+#[test]
 fn an_attack_that_kills_on_two_squares_offers_its_landing_squares() {
     let s = start(named(&["chessception"]));
     // The queen on a4 strikes the knight on d7 for 4 (all its 4 HP), and its area damage
