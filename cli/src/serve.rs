@@ -1,7 +1,8 @@
 //! `varia serve`: the playground in the browser (crate `varia-playground`). Loads the
 //! variants to serve (every one the runtime knows, or those named, plus `--dir`
 //! folders), binds 127.0.0.1 unless `--host` says otherwise, prints the URL, and serves
-//! until stopped.
+//! until stopped. With `--realm`, a local realm too (its API under `/realm/`, its map
+//! on the page).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -26,10 +27,18 @@ pub struct ServeArgs {
     /// Open the page in the default browser.
     #[arg(long)]
     open: bool,
-    /// Solo boards' clock: `system`, or `manual` (time moves only by POST /api/clock/wait,
-    /// for scripted sessions and tests).
+    /// Solo boards' and the realm's clock: `system`, or `manual` (time moves only by POST
+    /// /api/clock/wait, for scripted sessions and tests).
     #[arg(long, default_value = "system", value_name = "system|manual")]
     clock: String,
+    /// A realm to open on the page (a SQLite file or `postgres://…#schema`, made by
+    /// `varia realm new`): its API under /realm/, its map, orders and rounds on the page.
+    #[arg(long, value_name = "PATH|URL")]
+    realm: Option<String>,
+    /// The realm clock's reading at start, in Unix seconds (default: the machine's
+    /// time); with `--clock manual` it then moves only by POST /api/clock/wait.
+    #[arg(long, value_name = "SECONDS", requires = "realm")]
+    at: Option<i64>,
 }
 
 pub fn run(args: ServeArgs) -> Result<(), Fail> {
@@ -44,20 +53,45 @@ pub fn run(args: ServeArgs) -> Result<(), Fail> {
         other => return Err(Fail(format!("--clock is `system` or `manual`, not `{other}`"))),
     };
     let catalog = Catalog::load(&sources)?;
+    let realm = match &args.realm {
+        Some(db) => Some(varia_playground::RealmSite::open(
+            db,
+            clock.clone(),
+            args.at.unwrap_or_else(varia_playground::realm::unix_now),
+        )?),
+        None => None,
+    };
     if !args.host.is_loopback() {
         eprintln!("varia serve: listening on {}: other machines can reach this server", args.host);
     }
     let open = args.open;
     let names = catalog.names();
-    varia_playground::serve_with_clock(catalog, SocketAddr::new(args.host, args.port), clock, move |addr| {
+    let realm_note = args.realm.as_ref().map(|db| format!("; the realm in {} on /?realm", without_secret(db)));
+    varia_playground::serve_with_realm(catalog, SocketAddr::new(args.host, args.port), clock, realm, move |addr| {
         let url = format!("http://{addr}/");
         println!("{url}");
-        eprintln!("varia serve: {} variants ({}); Ctrl-C stops", names.len(), names.join(", "));
+        eprintln!(
+            "varia serve: {} variants ({}){}; Ctrl-C stops",
+            names.len(),
+            names.join(", "),
+            realm_note.unwrap_or_default()
+        );
         if open {
             open_browser(&url);
         }
     })?;
     Ok(())
+}
+
+/// A database location as it may be printed: a URL's user and password left out.
+fn without_secret(db: &str) -> String {
+    match db.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}"),
+            None => db.to_string(),
+        },
+        None => db.to_string(),
+    }
 }
 
 /// Opens `url` with the desktop's opener; a failure is reported, not fatal.
@@ -70,5 +104,20 @@ fn open_browser(url: &str) {
         .spawn()
     {
         eprintln!("varia serve: could not open a browser ({opener}: {e}); open {url} yourself");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_secret;
+
+    #[test]
+    fn a_database_url_is_printed_without_its_user_and_password() {
+        assert_eq!(
+            without_secret("postgres://ann:s3cret@db.example:5432/v#realm"),
+            "postgres://…@db.example:5432/v#realm"
+        );
+        assert_eq!(without_secret("postgres://db.example/v"), "postgres://db.example/v");
+        assert_eq!(without_secret("realms/a@b.db"), "realms/a@b.db");
     }
 }

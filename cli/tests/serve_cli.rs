@@ -73,3 +73,82 @@ fn serve_refuses_an_unknown_variant_or_a_path_before_it_binds() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("is not a variant name (use --dir for a folder)"), "{err}");
 }
+
+#[test]
+fn serve_refuses_a_bad_clock_before_it_binds() {
+    let out = varia().args(["serve", "--port", "0", "--clock", "sundial", "standard"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no URL: nothing was served");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end(), "error: --clock is `system` or `manual`, not `sundial`");
+}
+
+#[test]
+fn serve_refuses_a_missing_realm_and_a_clock_start_without_one() {
+    let dir = std::env::temp_dir().join(format!("varia-serve-cli-norealm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("nosuch.db");
+    let out = varia().args(["serve", "--port", "0", "standard", "--realm"]).arg(&db).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no realm there (make one with `varia realm new`)"), "{err}");
+    assert!(!db.exists(), "opening a realm never makes one");
+    // --at sets the realm's clock: without --realm it is a usage error (clap's exit 2).
+    let out = varia().args(["serve", "--port", "0", "standard", "--at", "1000000"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--realm"));
+}
+
+#[test]
+fn serve_opens_a_realm_made_by_varia_realm_new_on_its_clock() {
+    let dir = std::env::temp_dir().join(format!("varia-serve-cli-realm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("realm.toml"), "name = \"Testland\"\nround_hours = 6\n").unwrap();
+    let db = dir.join("realm.db");
+    let made = varia()
+        .args(["realm", "new", "--at", "1000000", "--config"])
+        .arg(dir.join("realm.toml"))
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let joined =
+        varia().args(["realm", "join", "--at", "1000000", "--player", "alice", "--db"]).arg(&db).output().unwrap();
+    let out = String::from_utf8_lossy(&joined.stdout);
+    let token = out.lines().find_map(|l| l.strip_prefix("token: ")).unwrap_or_else(|| panic!("{out}")).to_string();
+    let mut child = varia()
+        .args(["serve", "--port", "0", "standard", "--clock", "manual", "--at", "1000000", "--realm"])
+        .arg(&db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _server = Server(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let addr = line.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
+    let (status, body) = get(&addr, "/api/realm");
+    assert!(status.ends_with("200 OK"), "{status}");
+    let info: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((&info["open"], &info["name"]), (&serde_json::json!(true), &serde_json::json!("Testland")));
+    // The realm's own API under /realm, on the manual clock started at --at: the first
+    // 6-hour deadline after 1,000,000 s is 1,015,200.
+    let mut s = TcpStream::connect(&addr).unwrap();
+    write!(
+        s,
+        "GET /realm/world HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
+    let view: serde_json::Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(
+        (view["player"].as_str(), view["now"].as_i64(), view["deadline"].as_i64()),
+        (Some("alice"), Some(1_000_000), Some(1_015_200))
+    );
+}

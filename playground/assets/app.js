@@ -6,11 +6,16 @@
 // the server's rules version and refetches the game when its variant's rules change, or
 // shows the problems of a broken save. A solo variant (Chessic) gets the forge board
 // of solo.js instead of the two-sided board and panel. Actions are animated from their
-// events (fx.js).
+// events (fx.js). A server started with `--realm` adds its realm to the picker (and
+// `?realm` opens it): the map of realm.js instead of the board.
 import * as api from './api.js';
 import { render } from './board.js';
 import { animate } from './fx.js';
 import * as solo from './solo.js';
+import * as realm from './realm.js';
+
+// The picker's value for the server's realm.
+const REALM = '@realm';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -23,6 +28,8 @@ const ui = {
   // The side(s) a person plays; the computer plays the others (`varia play --as`).
   playAs: 'both',
   thinking: false,
+  // While a landing choice is open: the squares the attack may land on, and their moves.
+  landings: [],
 };
 
 const human = (side) => ui.playAs === 'both' || ui.playAs === side;
@@ -41,7 +48,9 @@ function showError(message) {
 function draw() {
   const s = ui.game;
   if (!s) return;
-  render($('board'), s, { picked: ui.picked, targets: ui.targets.map((t) => t.to), onClick: click });
+  const landings = ui.landings.map((l) => l.square);
+  const shots = ui.targets.filter((t) => t.moves.some((m) => m.shot)).map((t) => t.to);
+  render($('board'), s, { picked: ui.picked, targets: ui.targets.map((t) => t.to), shots, landings, onClick: click });
   let line;
   if (s.outcome) line = `Game over: ${s.outcome.text}`;
   else {
@@ -59,6 +68,13 @@ function draw() {
     scores.hidden = false;
     scores.textContent = `Score — white ${s.score_tables.white.total / 10}, black ${s.score_tables.black.total / 10}`;
   } else scores.hidden = true;
+  // Graveyards, where the variant promotes from them (Decachess).
+  const yards = $('graveyards');
+  yards.hidden = !s.graveyards;
+  if (s.graveyards) {
+    const side = (list) => (list.length ? list.map((g) => `${g.kind} ×${g.count}`).join(', ') : 'empty');
+    yards.textContent = `Graveyards — white: ${side(s.graveyards.white)}; black: ${side(s.graveyards.black)}`;
+  }
   const note = $('reload-note');
   if (s.rules_note) {
     note.hidden = false;
@@ -91,6 +107,7 @@ function log(title, events) {
 function closeChooser() {
   $('chooser').hidden = true;
   $('chooser-options').replaceChildren();
+  ui.landings = [];
 }
 
 async function move(text) {
@@ -113,6 +130,9 @@ async function move(text) {
 
 async function click(square) {
   if (!ui.game || ui.game.outcome || ui.thinking || !human(ui.game.to_move)) return;
+  // A green dot of an open landing choice: land there.
+  const landing = ui.landings.find((l) => l.square === square);
+  if (landing) return move(landing.move);
   const target = ui.targets.find((t) => t.to === square);
   if (target) {
     if (target.moves.length === 1) return move(target.moves[0].move);
@@ -130,9 +150,14 @@ async function click(square) {
       box.append(b);
     }
     $('chooser').hidden = false;
+    // An attack that kills on several squares: green dots where it may land.
+    ui.landings = target.moves.filter((m) => m.landing).map((m) => ({ square: m.landing, move: m.move }));
+    if (ui.landings.length) draw();
     return;
   }
+  const wasLanding = ui.landings.length > 0;
   closeChooser();
+  if (wasLanding) draw();
   if (ui.picked === square || !ui.game.movable.includes(square)) {
     ui.picked = null;
     ui.targets = [];
@@ -160,12 +185,23 @@ function panels(soloBoard) {
 async function newGame(moves) {
   const name = $('variant').value;
   const fen = $('fen').value.trim();
+  const inRealm = name === REALM;
+  for (const id of ['fen', 'new-game', 'undo']) $(id).disabled = inRealm;
+  if (inRealm) {
+    solo.stop();
+    ui.game = null;
+    showError('');
+    await realm.enter();
+    return true;
+  }
+  if (realm.active()) realm.leave();
   if (isSolo(name)) {
     panels(true);
     ui.game = null;
     closeChooser();
     $('reload-note').hidden = true;
     $('scores').hidden = true;
+    $('graveyards').hidden = true;
     solo.levels(variantOf(name));
     const st = await solo.newBoard(variantOf(name), { log, showError });
     if (!st) return false;
@@ -404,7 +440,11 @@ async function start() {
   $('undo').addEventListener('click', undo);
   $('solo-new').addEventListener('click', () => newGame());
   solo.setup();
-  $('chooser-cancel').addEventListener('click', closeChooser);
+  realm.setup();
+  $('chooser-cancel').addEventListener('click', () => {
+    closeChooser();
+    draw();
+  });
   $('variant').addEventListener('change', () => {
     $('fen').value = '';
     newGame();
@@ -420,13 +460,29 @@ async function start() {
     o.value = v.name;
     o.textContent = v.playable
       ? `${v.title} (${v.turns === 'solo' ? 'solo, ' : ''}${v.files}×${v.ranks})`
-      : `${v.title} (${v.turns}: not playable here yet)`;
+      : v.turns === 'simultaneous'
+        ? `${v.title} (a world: play it as a realm, varia serve --realm)`
+        : `${v.title} (${v.turns}: not playable here yet)`;
     o.disabled = !v.playable;
     select.append(o);
   }
   const params = new URLSearchParams(location.search);
-  const wanted = params.get('variant') || localStorage.getItem('varia-playground-variant');
+  let realmOpen = false;
+  try {
+    const r = await realm.info();
+    if (r.open) {
+      realmOpen = true;
+      const o = document.createElement('option');
+      o.value = REALM;
+      o.textContent = `Realm ${r.name} (${r.title}: the map)`;
+      select.prepend(o);
+    }
+  } catch (e) {
+    showError(e.message);
+  }
+  const wanted = params.has('realm') ? REALM : params.get('variant') || localStorage.getItem('varia-playground-variant');
   const playable = ui.variants.filter((v) => v.playable).map((v) => v.name);
+  if (realmOpen) playable.push(REALM);
   select.value = playable.includes(wanted) ? wanted : playable.includes('standard') ? 'standard' : playable[0];
   if (params.get('fen')) $('fen').value = params.get('fen');
   if (isSolo(select.value)) {

@@ -1,5 +1,6 @@
 // Draws a game's state as a grid of squares of any rectangular size: pieces (a glyph
-// for the chess names, else the variant's letter), hit points as a bar and a number,
+// for the chess names, else the variant's letter), frozen and waiting pieces marked
+// (❄, ⏳), hit points as a bar and a number,
 // the last move, check, the legal targets of the picked piece, and the damage of the
 // last action on the squares it hit. It only reads the state the server sends.
 
@@ -36,8 +37,10 @@ function damageBySquare(events) {
 }
 
 // Renders `state` into `root`; `picked` is the picked square and `targets` its target
-// squares; `onClick(square)` hears every click on a square.
-export function render(root, state, { picked = null, targets = [], onClick }) {
+// squares (`shots` those it shoots at: a ranged capture, the shooter staying), `landings`
+// the squares an attack may land on (green dots); `onClick(square)`
+// hears every click on a square.
+export function render(root, state, { picked = null, targets = [], shots = [], landings = [], onClick }) {
   root.replaceChildren();
   root.style.gridTemplateColumns = `repeat(${state.files}, var(--sq))`;
   root.dataset.files = state.files;
@@ -47,6 +50,8 @@ export function render(root, state, { picked = null, targets = [], onClick }) {
   const movable = new Set(state.movable);
   const damage = damageBySquare(state.events);
   const targetSet = new Set(targets);
+  const landingSet = new Set(landings);
+  const shotSet = new Set(shots);
   for (const s of state.squares) {
     const cell = el('div', `square ${s.light ? 'light' : 'dark'}`);
     cell.dataset.square = s.name;
@@ -55,6 +60,8 @@ export function render(root, state, { picked = null, targets = [], onClick }) {
     if (checks.has(s.name)) cell.classList.add('check');
     if (picked === s.name) cell.classList.add('picked');
     if (targetSet.has(s.name)) cell.classList.add('target');
+    if (landingSet.has(s.name)) cell.classList.add('landing');
+    if (shotSet.has(s.name)) cell.classList.add('shot');
     if (movable.has(s.name)) cell.classList.add('movable');
     if (s.file === 0) cell.append(el('span', 'coord rank', String(s.rank + 1)));
     if (s.rank === 0) cell.append(el('span', 'coord file', s.name.replace(/[0-9]+$/, '')));
@@ -64,6 +71,9 @@ export function render(root, state, { picked = null, targets = [], onClick }) {
       piece.dataset.kind = p.kind;
       piece.title = details(s.name, p);
       cell.append(piece);
+      // A frozen pawn (promoted with an empty graveyard) and a returned piece that waits.
+      if (p.frozen) cell.append(el('span', 'badge frozen', '❄'));
+      if (p.waiting) cell.append(el('span', 'badge waiting', '⏳'));
       if (p.hp !== undefined) {
         const bar = el('div', 'hpbar');
         const fill = el('div', 'hpfill');

@@ -19,6 +19,7 @@ pub const ASSETS: &[(&str, Asset)] = &[
     ("/board.js", Asset { content_type: JS, body: include_str!("../assets/board.js") }),
     ("/solo.js", Asset { content_type: JS, body: include_str!("../assets/solo.js") }),
     ("/fx.js", Asset { content_type: JS, body: include_str!("../assets/fx.js") }),
+    ("/realm.js", Asset { content_type: JS, body: include_str!("../assets/realm.js") }),
     ("/style.css", Asset { content_type: CSS, body: include_str!("../assets/style.css") }),
 ];
 

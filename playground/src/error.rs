@@ -56,6 +56,17 @@ pub enum Error {
     Duplicate { name: String, first: String, second: String },
     #[error("{what}: {source}")]
     Io { what: String, source: std::io::Error },
+    /// What the realm service answered (its own status kept: 401 a wrong token, …).
+    #[error("{0}")]
+    Realm(#[from] varia_realm::Error),
+    /// A request about a piece of the realm that the map refuses (none there, not yours).
+    #[error("{why}")]
+    RealmRefused { why: String },
+    /// A realm route on a server started without `--realm`.
+    #[error(
+        "no realm is open on this server: start it with `varia serve --realm FILE` (a realm made by `varia realm new`)"
+    )]
+    NoRealm,
 }
 
 impl Error {
@@ -70,7 +81,10 @@ impl Error {
             | Error::Strike { .. }
             | Error::SoloRefused { .. }
             | Error::MovesRefused { .. }
-            | Error::Rules { .. } => 422,
+            | Error::Rules { .. }
+            | Error::RealmRefused { .. } => 422,
+            Error::NoRealm => 404,
+            Error::Realm(e) => e.status(),
             Error::BadFen { .. } | Error::BadSquare { .. } | Error::BadJson { .. } | Error::BadRequest { .. } => 400,
             Error::TooLarge { .. } => 413,
             Error::IdsExhausted => 503,

@@ -10,11 +10,13 @@ pub mod assets;
 pub mod catalog;
 pub mod error;
 pub mod games;
+pub mod realm;
 pub mod server;
 pub mod solo;
 pub mod view;
 
 pub use catalog::{Catalog, Source};
 pub use error::Error;
-pub use server::{serve, serve_with_clock};
+pub use realm::RealmSite;
+pub use server::{serve, serve_with_clock, serve_with_realm};
 pub use solo::{ManualClock, SystemClock, TimeSource};

@@ -29,6 +29,7 @@ use crate::assets;
 use crate::catalog::Catalog;
 use crate::error::Error;
 use crate::games::Store;
+use crate::realm::{RealmSite, TargetsBody};
 use crate::solo::{self, SoloPlay, SystemClock, TimeSource};
 use crate::view;
 
@@ -50,17 +51,30 @@ pub struct App {
     clock: Arc<dyn TimeSource>,
     /// Listening on a loopback address: answer only requests addressed to this machine.
     loopback: bool,
+    /// The local realm served under `/realm` (`varia serve --realm`), if any.
+    realm: Option<RealmSite>,
 }
 
 impl App {
     /// `loopback`: the server listens on a loopback address only.
     pub fn new(catalog: Catalog, loopback: bool, clock: Arc<dyn TimeSource>) -> Arc<App> {
+        App::with_realm(catalog, loopback, clock, None)
+    }
+
+    /// Like [`App::new`], with a realm to serve.
+    pub fn with_realm(
+        catalog: Catalog,
+        loopback: bool,
+        clock: Arc<dyn TimeSource>,
+        realm: Option<RealmSite>,
+    ) -> Arc<App> {
         Arc::new(App {
             catalog: Mutex::new(catalog),
             games: Mutex::new(Store::default()),
             solos: Mutex::new(Store::new('s', crate::games::MAX_GAMES)),
             clock,
             loopback,
+            realm,
         })
     }
 
@@ -85,6 +99,23 @@ impl App {
                 Ok(out)
             }
             None => Ok(state),
+        }
+    }
+
+    fn realm(&self) -> Result<&RealmSite, Error> {
+        self.realm.as_ref().ok_or(Error::NoRealm)
+    }
+
+    /// Resolves the realm's rounds that are due, saying so on stderr.
+    pub fn advance_realm(&self) {
+        let Some(r) = &self.realm else { return };
+        match r.advance() {
+            Ok(done) => {
+                for a in done {
+                    eprintln!("varia serve: realm round {} resolved ({} events)", a.round, a.events);
+                }
+            }
+            Err(e) => eprintln!("varia serve: realm advance: {e}"),
         }
     }
 
@@ -501,12 +532,65 @@ async fn clock(State(app): State<Shared>) -> Response {
     axum::Json(json!({ "manual": app.clock.is_manual(), "now_ms": app.clock.now_ms() })).into_response()
 }
 
-/// Moves a manual clock on (every board's time reads it on its next request).
+/// Moves a manual clock on (every board's time reads it on its next request); the
+/// realm's rounds that fall due are resolved before the answer.
 async fn clock_wait(State(app): State<Shared>, body: Result<Bytes, BytesRejection>) -> Result<Response, Fail> {
     let bytes = body_bytes(body)?;
     let req: WaitBody = parse(&bytes).map_err(Fail::from)?;
     let now = app.clock.wait(req.ms).map_err(Fail::from)?;
+    let a = app.clone();
+    blocking(move || {
+        a.advance_realm();
+        Ok(())
+    })
+    .await?;
     Ok(axum::Json(json!({ "manual": true, "now_ms": now })).into_response())
+}
+
+/// `GET /api/realm`: whether a realm is open here, and what the map needs to draw it.
+async fn realm_info(State(app): State<Shared>) -> Result<Response, Fail> {
+    if app.realm.is_none() {
+        return Ok(axum::Json(json!({ "open": false })).into_response());
+    }
+    let out = blocking(move || app.realm()?.info_json()).await?;
+    Ok(axum::Json(out).into_response())
+}
+
+/// The token of `Authorization: Bearer <token>` (checked by the realm service).
+fn bearer(headers: &axum::http::HeaderMap) -> Result<String, Fail> {
+    let unauthorized = |m: &str| fail(StatusCode::UNAUTHORIZED, m);
+    let h =
+        headers.get(header::AUTHORIZATION).ok_or_else(|| unauthorized("missing `Authorization: Bearer <token>`"))?;
+    let text = h.to_str().map_err(|_| unauthorized("unknown player or wrong token"))?;
+    let token = text
+        .strip_prefix("Bearer ")
+        .ok_or_else(|| unauthorized("the Authorization header must be `Bearer <token>`"))?;
+    Ok(token.trim().to_string())
+}
+
+/// `POST /api/realm/targets`: a piece's targets, each with the service's verdict.
+async fn realm_targets(
+    State(app): State<Shared>,
+    headers: axum::http::HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Fail> {
+    app.realm().map_err(Fail::from)?;
+    let token = bearer(&headers)?;
+    let bytes = body_bytes(body)?;
+    let out = blocking(move || {
+        let site = app.realm()?;
+        // The token first: a stranger learns nothing, not even whether the body was good.
+        site.authenticate(&token)?;
+        let req: TargetsBody = parse(&bytes)?;
+        site.targets_json(&token, &req)
+    })
+    .await?;
+    Ok(axum::Json(out).into_response())
+}
+
+/// `/realm/…` on a server without a realm.
+async fn no_realm() -> Fail {
+    Fail::from(Error::NoRealm)
 }
 
 async fn asset(uri: axum::http::Uri) -> Result<Response, Fail> {
@@ -519,7 +603,7 @@ async fn asset(uri: axum::http::Uri) -> Result<Response, Fail> {
 async fn api_not_found() -> Fail {
     fail(
         StatusCode::NOT_FOUND,
-        "no such route; routes: GET /api/variants, GET /api/status, POST /api/games, GET /api/games/ID, GET /api/games/ID/targets?from=SQ, POST /api/games/ID/moves, POST /api/games/ID/undo, POST /api/games/ID/ai, POST /api/solo, GET /api/solo/ID, POST /api/solo/ID/strikes, POST /api/solo/ID/undo, POST /api/solo/ID/pause, POST /api/solo/ID/resume, GET /api/clock, POST /api/clock/wait",
+        "no such route; routes: GET /api/variants, GET /api/status, POST /api/games, GET /api/games/ID, GET /api/games/ID/targets?from=SQ, POST /api/games/ID/moves, POST /api/games/ID/undo, POST /api/games/ID/ai, POST /api/solo, GET /api/solo/ID, POST /api/solo/ID/strikes, POST /api/solo/ID/undo, POST /api/solo/ID/pause, POST /api/solo/ID/resume, GET /api/clock, POST /api/clock/wait, GET /api/realm, POST /api/realm/targets (and the realm's own API under /realm/)",
     )
 }
 
@@ -585,15 +669,23 @@ pub fn router(app: Shared) -> Router {
         .route("/solo/{id}/resume", post(solo_resume))
         .route("/clock", get(clock))
         .route("/clock/wait", post(clock_wait))
+        .route("/realm", get(realm_info))
+        .route("/realm/targets", post(realm_targets))
         .fallback(api_not_found)
         .method_not_allowed_fallback(not_allowed);
+    // The realm service's own API, whole (its tokens, visibility, limits and errors).
+    let realm = match &app.realm {
+        Some(r) => r.router(),
+        None => Router::new().fallback(no_realm),
+    };
     Router::new()
         .nest("/api", api)
         .fallback(get(asset))
+        .with_state(app.clone())
+        .nest("/realm", realm)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .layer(middleware::from_fn(headers))
-        .with_state(app)
 }
 
 /// Serves `catalog` on `addr` until the process ends, solo boards on the system clock;
@@ -610,6 +702,22 @@ pub fn serve_with_clock(
     clock: Arc<dyn TimeSource>,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), Error> {
+    serve_with_realm(catalog, addr, clock, None, bound)
+}
+
+/// How often the realm's due rounds are looked for (they are also resolved as soon as
+/// a manual clock is moved past the deadline).
+pub const REALM_TICK: Duration = Duration::from_secs(1);
+
+/// Like [`serve_with_clock`], with a local realm under `/realm` (its clock read from
+/// the same `clock`), whose due rounds are resolved every [`REALM_TICK`].
+pub fn serve_with_realm(
+    catalog: Catalog,
+    addr: SocketAddr,
+    clock: Arc<dyn TimeSource>,
+    realm: Option<RealmSite>,
+    bound: impl FnOnce(SocketAddr),
+) -> Result<(), Error> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -620,7 +728,22 @@ pub fn serve_with_clock(
             .await
             .map_err(|e| Error::Io { what: format!("binding {addr}"), source: e })?;
         let local = listener.local_addr().map_err(|e| Error::Io { what: "the bound address".into(), source: e })?;
-        let app = App::new(catalog, local.ip().is_loopback(), clock);
+        let app = App::with_realm(catalog, local.ip().is_loopback(), clock, realm);
+        if app.realm.is_some() {
+            let ticker = app.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(REALM_TICK);
+                every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    every.tick().await;
+                    let t = ticker.clone();
+                    if tokio::task::spawn_blocking(move || t.advance_realm()).await.is_err() {
+                        eprintln!("varia serve: the realm's tick failed; rounds resolve only by `varia realm advance`");
+                        return;
+                    }
+                }
+            });
+        }
         let watcher = app.clone();
         tokio::spawn(async move {
             let mut every = tokio::time::interval(POLL);

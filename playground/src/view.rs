@@ -122,11 +122,34 @@ pub fn state_json(id: &str, game: &Game, rules_version: u64, note: Option<&str>)
     if let Some(t) = game.table_scores_json() {
         obj.insert("score_tables".into(), t);
     }
+    if v.kinds.iter().any(|k| k.promotion.as_ref().is_some_and(|p| p.from_graveyard)) {
+        obj.insert("graveyards".into(), graveyards_json(game));
+    }
     Ok(o)
 }
 
+/// Each side's graveyard (its pieces captured, which it promotes to where the variant
+/// promotes from the graveyard): `{"white": [{kind, count}], "black": […]}`, in the
+/// variant's order of kinds.
+fn graveyards_json(game: &Game) -> Value {
+    let v = game.variant();
+    let setup = game.setup();
+    let side = |s: varia::Side| -> Vec<Value> {
+        v.kinds
+            .iter()
+            .enumerate()
+            .filter_map(|(k, kind)| {
+                let n = setup.graveyard[s.index()].get(k).copied().unwrap_or(0);
+                (n > 0).then(|| json!({ "kind": kind.name, "count": n }))
+            })
+            .collect()
+    };
+    json!({ "white": side(varia::Side::White), "black": side(varia::Side::Black) })
+}
+
 /// The legal targets of the piece on `from`: each target square with the moves that
-/// reach it (several for a promotion or a landing choice), in move text.
+/// reach it (several for a promotion or a landing choice, each then with its `landing`
+/// square), in move text.
 pub fn targets_json(game: &Game, from: &str) -> Result<Value, Error> {
     let v = game.variant();
     let g = v.geometry;
@@ -143,7 +166,14 @@ pub fn targets_json(game: &Game, from: &str) -> Result<Value, Error> {
             (None, Some(l)) => format!("land on {}", v.square_name(l)),
             (None, None) => text.clone(),
         };
-        let choice = json!({ "move": text, "label": label, "capture": game.is_capture(&a) });
+        let mut choice = json!({ "move": text, "label": label, "capture": game.is_capture(&a) });
+        if let Some(l) = a.landing {
+            choice["landing"] = json!(v.square_name(l));
+        }
+        if a.kind == varia::ActionKind::Shot {
+            // A ranged capture: the target is removed, the shooter stays.
+            choice["shot"] = json!(true);
+        }
         match targets.iter_mut().find(|(t, _)| *t == a.to) {
             Some((_, list)) => list.push(choice),
             None => targets.push((a.to, vec![choice])),

@@ -525,6 +525,110 @@ fn the_computer_moves_at_a_level_the_variant_has() {
 }
 
 #[test]
+fn knight_stacks_and_the_kings_guard_are_in_the_state() {
+    let s = start(named(&["chessception"]));
+    let (_, st) = s.new_game("chessception", None);
+    // CC-11: a knight gives one stack to itself and its 8 neighbours (damage ×2 per
+    // stack); the king guards the pieces within one square (half damage). At the start
+    // the b1 knight covers a1-c2, the e1 king d1-f2 (as `varia play` lists them).
+    let aura = |sq: &str| {
+        let p = piece(&st, sq).unwrap();
+        (p["stacks"].as_u64().unwrap(), p["multiplier"].as_u64().unwrap(), p["guarded"].as_bool().unwrap())
+    };
+    assert_eq!(aura("b1"), (1, 2, false));
+    assert_eq!(aura("c2"), (1, 2, false));
+    assert_eq!(aura("d2"), (0, 1, true));
+    assert_eq!(aura("f1"), (1, 2, true), "f1 is beside the king and the g1 knight");
+    assert_eq!(aura("d8"), (0, 1, true));
+    assert_eq!(aura("a7"), (1, 2, false));
+}
+
+#[test]
+fn an_attack_that_kills_on_two_squares_offers_its_landing_squares() {
+    let s = start(named(&["chessception"]));
+    // The queen on a4 strikes the knight on d7 for 4 (all its 4 HP), and its area damage
+    // (2) reaches the pawn on e7 (2 HP): both die, so it lands on either, by choice (the
+    // choices `varia play` names for this position, cli/tests/cli.rs).
+    let (id, _) = s.new_game("chessception", Some("8/3np3/8/8/Q6k/8/8/K7 w - - 0 1"));
+    let (st, v) = s.get(&format!("/api/games/{id}/targets?from=a4"));
+    assert_eq!(st, 200);
+    let d7 = v["targets"].as_array().unwrap().iter().find(|t| t["to"] == "d7").unwrap();
+    let moves: Vec<(&str, &str, &str)> = d7["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["move"].as_str().unwrap(), m["label"].as_str().unwrap(), m["landing"].as_str().unwrap()))
+        .collect();
+    assert_eq!(moves, [("a4-d7@d7", "land on d7", "d7"), ("a4-d7@e7", "land on e7", "e7")]);
+    // An ordinary target has no landing.
+    let b5 = v["targets"].as_array().unwrap().iter().find(|t| t["to"] == "b5").unwrap();
+    assert!(b5["moves"][0].get("landing").is_none(), "{b5}");
+}
+
+#[test]
+fn the_archers_shot_is_a_target_marked_as_a_shot() {
+    let s = start(named(&["decachess"]));
+    // The Archer on d4 steps to any of its 8 empty neighbours (DC-03) and shoots an enemy
+    // exactly two squares away (DC-04): the pawn on d6, the one piece in its reach.
+    let (id, _) = s.new_game("decachess", Some("5k4/10/10/10/3p6/10/3A6/10/10/5K4 w - - 0 1"));
+    let (_, v) = s.get(&format!("/api/games/{id}/targets?from=d4"));
+    let shots: Vec<(&str, &str)> = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| {
+            t["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["shot"] == true)
+                .map(move |m| (t["to"].as_str().unwrap(), m["move"].as_str().unwrap()))
+        })
+        .collect();
+    assert_eq!(shots, [("d6", "d4-d6")]);
+    assert_eq!(v["targets"].as_array().unwrap().len(), 9);
+    // The shot removes the pawn; the Archer stays on d4.
+    let v = s.play(&id, "d4-d6");
+    assert_eq!(side_kind(&v["state"], "d4"), pair("white", "archer"));
+    assert_eq!(piece(&v["state"], "d6"), None);
+}
+
+#[test]
+fn a_frozen_pawn_and_the_piece_it_returns_as_are_marked() {
+    let s = start(named(&["decachess"]));
+    // White's pawn reaches a10 with an empty graveyard: it freezes there (DC-12). Black's
+    // rook then takes the knight on c1: at that loss the pawn resolves into a knight
+    // (DC-13), which waits through white's next turn (DC-14).
+    let (id, _) = s.new_game("decachess", Some("5k4/P9/10/10/10/2r7/10/10/10/2N2K4 w - - 0 1"));
+    let v = s.play(&id, "a9-a10");
+    assert_eq!(
+        piece(&v["state"], "a10"),
+        Some(json!({ "kind": "pawn", "letter": "P", "side": "white", "royal": false, "frozen": true }))
+    );
+    let v = s.play(&id, "c5-c1");
+    assert_eq!(
+        piece(&v["state"], "a10"),
+        Some(json!({ "kind": "knight", "letter": "N", "side": "white", "royal": false, "waiting": true }))
+    );
+    assert_eq!(v["state"]["graveyards"], json!({ "white": [], "black": [] }), "the knight left the graveyard");
+}
+
+#[test]
+fn decachess_shows_each_sides_graveyard_and_standard_has_none() {
+    let s = start(named(&["standard", "decachess"]));
+    let (id, st) = s.new_game("decachess", None);
+    assert_eq!(st["graveyards"], json!({ "white": [], "black": [] }));
+    s.play(&id, "e2-e5");
+    s.play(&id, "d9-d6");
+    // The white pawn takes on d6: black's pawn goes to black's graveyard (DC-11: each
+    // side promotes from its own captured pieces).
+    let v = s.play(&id, "e5-d6");
+    assert_eq!(v["state"]["graveyards"], json!({ "white": [], "black": [{ "kind": "pawn", "count": 1 }] }));
+    let (_, st) = s.new_game("standard", None);
+    assert!(st.get("graveyards").is_none(), "standard chess promotes from no graveyard");
+}
+
+#[test]
 fn a_new_game_replays_given_moves_or_is_not_made() {
     let s = start(named(&["standard"]));
     let (status, r) = s.post("/api/games", json!({"variant": "standard", "moves": "e2-e4 e7-e5 Nf3"}));

@@ -1,7 +1,8 @@
 //! The browser tests (playground/e2e, `node --test` driving Debian's Chromium through
 //! playwright-core) against a server started here on port 0, serving standard chess,
 //! Decachess, Chessic (solo boards on a manual clock) and a copy of Chessception's
-//! folder that the tests edit. Outside CI the
+//! folder that the tests edit, and a Caissan realm (alice and bob joined; its tokens
+//! passed to the tests as REALM_ALICE and REALM_BOB) on the same manual clock. Outside CI the
 //! test skips with a note when Chromium, node or e2e/node_modules is missing; with
 //! `CI=true` it fails instead (`.ci/run` installs them).
 
@@ -40,6 +41,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// When the realm is made: 1,000,000 s after the epoch.
+const T0: i64 = 1_000_000;
+
 #[test]
 fn the_page_works_in_chromium() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -61,13 +65,27 @@ fn the_page_works_in_chromium() {
         Source::Folder(dir.clone()),
     ];
     let catalog = Catalog::load(&sources).unwrap_or_else(|e| panic!("{e}"));
+    // The realm, made and joined at T0 = 1,000,000 s (its first deadline is 1,015,200).
+    let db = dir.parent().unwrap().join("realm.db");
+    for ext in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
+    }
+    let cfg =
+        "name = \"Testland\"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = \"Caissa\"\nboards = [[3, -1], [4, 0]]\n";
+    let cfg = varia_realm::RealmConfig::parse(cfg, "realm.toml").unwrap();
+    let made = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
+    let store = varia_realm::SqliteStore::open(&db, true).unwrap();
+    let mut svc = varia_realm::Service::create(Box::new(store), &cfg, made).unwrap();
+    let (alice, bob) = (svc.join("alice").unwrap().token, svc.join("bob").unwrap().token);
+    drop(svc);
+    // Solo boards and the realm on a manual clock: the tests move it (POST /api/clock/wait).
+    let clock: std::sync::Arc<dyn varia_playground::TimeSource> =
+        std::sync::Arc::new(varia_playground::ManualClock::default());
+    let site = varia_playground::RealmSite::open(db.to_str().unwrap(), clock.clone(), T0).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        // Solo boards on a manual clock: the tests move it (POST /api/clock/wait).
-        let clock = std::sync::Arc::new(varia_playground::ManualClock::default());
-        varia_playground::serve_with_clock(catalog, "127.0.0.1:0".parse().unwrap(), clock, move |a: SocketAddr| {
-            tx.send(a).unwrap()
-        })
+        let addr = "127.0.0.1:0".parse().unwrap();
+        varia_playground::serve_with_realm(catalog, addr, clock, Some(site), move |a: SocketAddr| tx.send(a).unwrap())
     });
     let addr = rx.recv_timeout(Duration::from_secs(60)).expect("the server binds");
     let out = Command::new("node")
@@ -75,6 +93,8 @@ fn the_page_works_in_chromium() {
         .current_dir(&e2e)
         .env("PLAYGROUND_URL", format!("http://{addr}"))
         .env("PLAYGROUND_DIR", &dir)
+        .env("REALM_ALICE", &alice)
+        .env("REALM_BOB", &bob)
         .env("CHROMIUM", chromium())
         .output()
         .expect("node runs");

@@ -65,7 +65,20 @@ impl Drop for Lease<'_> {
     }
 }
 
-type Shared = Arc<Pool>;
+/// The service as the handlers share it: a pool of connections.
+pub type Shared = Arc<Pool>;
+
+/// A service to share between the API's routes ([`router_shared`]) and their owner
+/// (`varia serve --realm`, which also calls it): a pool of that one connection.
+pub fn share(service: Service) -> Shared {
+    Arc::new(Pool::new(vec![service]))
+}
+
+/// Runs `f` on a shared service, waiting while every connection is busy.
+pub fn with_service<T>(shared: &Shared, f: impl FnOnce(&mut Service) -> T) -> T {
+    let mut lease = shared.take();
+    f(lease.service.as_mut().expect("a lease holds its service until dropped"))
+}
 
 /// A JSON error reply.
 struct Fail(StatusCode, Value);
@@ -366,7 +379,9 @@ pub fn router(service: Service) -> Router {
     router_shared(Arc::new(Pool::new(vec![service])))
 }
 
-fn router_shared(shared: Shared) -> Router {
+/// The API's routes over a service shared with its owner (the playground mounts them
+/// under `/realm` and resolves due rounds on the same service).
+pub fn router_shared(shared: Shared) -> Router {
     Router::new()
         .route("/join", post(join))
         .route("/world", get(world))

@@ -286,16 +286,7 @@ impl Service {
             return Err(Error::DeadlinePassed { round: current, deadline: meta.deadline });
         }
         meta.check_not_resolving()?;
-        let state = parse_state(&text)?;
-        let mut verdicts = judge(&v, &state, &player, orders, now)?;
-        // CA-19: an ordinary piece never leaves its city (nor enters one).
-        let regions = crate::region::Regions::new(&store::cities(tx.as_mut())?);
-        let tile = world_of(&v)?.tile;
-        for (verdict, order) in verdicts.iter_mut().zip(orders) {
-            if let Some(why) = regions.order_crossing(tile, order).filter(|_| verdict.accepted) {
-                *verdict = OrderVerdict { accepted: false, reason: why };
-            }
-        }
+        let verdicts = verdicts(tx.as_mut(), &v, &text, &player, orders, now)?;
         let refused = verdicts.iter().filter(|v| !v.accepted).count();
         if refused > 0 {
             return Err(Error::OrdersRefused { given: orders.len(), refused, verdicts });
@@ -304,6 +295,21 @@ impl Service {
         pause_point("order");
         tx.commit()?;
         Ok(Submitted { round: current, deadline: meta.deadline, verdicts })
+    }
+
+    /// What [`Service::submit`] would answer the token's player for these orders now,
+    /// each order's verdict, storing nothing (the playground asks it for the legal
+    /// targets of a piece). The deadline and the round are not checked.
+    pub fn check(&mut self, token: &str, orders: &[serde_json::Value]) -> Result<Vec<OrderVerdict>, Error> {
+        if orders.len() > MAX_ORDERS {
+            return Err(Error::TooManyOrders { given: orders.len(), max: MAX_ORDERS });
+        }
+        let now = self.clock.now();
+        let v = self.variant.clone();
+        let mut tx = self.store.begin(Mode::Read)?;
+        let player = authenticate(tx.as_mut(), token)?;
+        let (_, text) = store::world(tx.as_mut())?;
+        verdicts(tx.as_mut(), &v, &text, &player, orders, now)
     }
 
     /// The world as the token's player may see it.
@@ -529,6 +535,29 @@ fn authenticate(tx: &mut dyn Tx, token: &str) -> Result<String, Error> {
         Some(h) if token::matches(token, &h) => Ok(player.to_string()),
         _ => Err(Error::Unauthorized),
     }
+}
+
+/// Each order's verdict at submission: the rules' judgement on the round's start
+/// (`text`, the stored state), then CA-19 — an ordinary piece never leaves its city
+/// (nor enters one).
+fn verdicts(
+    tx: &mut dyn Tx,
+    v: &Variant,
+    text: &str,
+    player: &str,
+    orders: &[serde_json::Value],
+    now: i64,
+) -> Result<Vec<OrderVerdict>, Error> {
+    let state = parse_state(text)?;
+    let mut verdicts = judge(v, &state, player, orders, now)?;
+    let regions = crate::region::Regions::new(&store::cities(tx)?);
+    let tile = world_of(v)?.tile;
+    for (verdict, order) in verdicts.iter_mut().zip(orders) {
+        if let Some(why) = regions.order_crossing(tile, order).filter(|_| verdict.accepted) {
+            *verdict = OrderVerdict { accepted: false, reason: why };
+        }
+    }
+    Ok(verdicts)
 }
 
 /// Each order's verdict, as the resolver will give it on this start position.
