@@ -4,10 +4,11 @@
 //! first), moves its own hanging pieces away, drops from the vault onto safe squares,
 //! and otherwise makes a move that does not hang the piece moved.
 
-use super::cells::Cell;
+use super::cells::{Cell, Window};
 use super::geometry::{BoardId, Pos};
 use super::moves::Movement;
 use super::orders::{Order, Overlay};
+use super::sight::Sight;
 use super::state::Realm;
 use crate::piece::KindId;
 use crate::rng::Rng;
@@ -25,31 +26,85 @@ fn seed_for(seed: u64, round: u64, player: u32) -> u64 {
     r.next_u64()
 }
 
+/// The questions the bot asks around one board, on the round's start position: answered
+/// from the round's [`Sight`] where it tells, else by scans (the same answers).
+struct Look<'a, 'v> {
+    m: &'a Movement<'v>,
+    sight: &'a Sight,
+    w: Window<'a>,
+}
+
+impl Look<'_, '_> {
+    #[inline]
+    fn occ(&self, p: Pos) -> Cell {
+        self.w.get(p)
+    }
+
+    /// Whether `c` on `p` is attacked.
+    fn attacked(&self, p: Pos, c: Cell) -> bool {
+        self.sight.attacked_at(&self.w, p, c.owner()).unwrap_or_else(|| self.m.attacked(&|q| self.w.get(q), p, c))
+    }
+
+    /// Whether the piece `c` standing on `p` is guarded by its owner.
+    fn guarded(&self, p: Pos, c: Cell) -> bool {
+        self.sight.guarded_at(&self.w, p).unwrap_or_else(|| self.m.guarded(&|q| self.w.get(q), p, c))
+    }
+
+    /// Whether `c`, moved from `from` (or dropped: None) to `to`, is not attacked there.
+    fn safe_after(&self, from: Option<Pos>, to: Pos, c: Cell) -> bool {
+        let w = &self.w;
+        match self.sight.attacked_at(w, to, c.owner()) {
+            Some(true) => false,
+            Some(false) => match from {
+                None => true,
+                // The start position's attacks on `to` stand; leaving `from` may open a line.
+                Some(f) => {
+                    let occ = |q: Pos| {
+                        if q == f {
+                            Cell::EMPTY
+                        } else if q == to {
+                            c
+                        } else {
+                            w.get(q)
+                        }
+                    };
+                    !self.m.attacked_via(&occ, to, f, c)
+                }
+            },
+            None => {
+                let base = |q: Pos| w.get(q);
+                let mut o = Overlay::new(&base);
+                if let Some(f) = from {
+                    o.set(f, Cell::EMPTY);
+                }
+                o.set(to, c);
+                !self.m.attacked(&|q| o.get(q), to, c)
+            }
+        }
+    }
+}
+
 /// The bot's orders for `player`, whose pieces are `mine` (any order).
 pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64) -> Vec<Order> {
+    orders_seen(m, realm, &Sight::none(), player, mine, seed)
+}
+
+/// [`orders`] with the round's [`Sight`] of `realm` (the same orders, found faster).
+pub fn orders_seen(m: &Movement, realm: &Realm, sight: &Sight, player: u32, mine: &[Pos], seed: u64) -> Vec<Order> {
     let mut rng = Rng::new(seed_for(seed, realm.round, player));
     let cells = &realm.cells;
     let tile = m.tile();
     let value = |k: KindId| m.v.kinds[k.index()].value.max(1) as i64;
     let mut out = Vec::new();
     let mut dests: Vec<Pos> = Vec::new();
-    let safe_after = |occ: &dyn Fn(Pos) -> Cell, from: Option<Pos>, to: Pos, c: Cell| {
-        let mut o = Overlay::new(occ);
-        if let Some(f) = from {
-            o.set(f, Cell::EMPTY);
-        }
-        o.set(to, c);
-        !m.attacked(&|q| o.get(q), to, c)
-    };
     // Royal pieces to place.
     let royal = (0..m.v.kinds.len()).map(|k| KindId(k as u8)).find(|&k| m.is_royal(k));
     for &(board, p) in &realm.pending {
         let (true, Some(k)) = (p == player, royal) else { continue };
         let kc = Cell::piece(player, k);
-        let w = cells.window(board);
-        let occ = |p: Pos| w.get(p);
+        let look = Look { m, sight, w: cells.window(board) };
         let free: Vec<Pos> = board.squares(tile).filter(|&s| cells.get(s).is_empty()).collect();
-        let safe: Vec<Pos> = free.iter().copied().filter(|&s| safe_after(&occ, None, s, kc)).collect();
+        let safe: Vec<Pos> = free.iter().copied().filter(|&s| look.safe_after(None, s, kc)).collect();
         let pick = if safe.is_empty() { &free } else { &safe };
         if !pick.is_empty() {
             let to = pick[rng.below(pick.len() as u64) as usize];
@@ -71,9 +126,8 @@ pub fn orders(m: &Movement, realm: &Realm, player: u32, mine: &[Pos], seed: u64)
         }
         let here = &mine[i..j];
         i = j;
-        if let Some(o) =
-            board_order(m, realm, player, here, &mut dests, &mut rng, &mut scratch, &value, &safe_after, &mut vault)
-        {
+        let look = Look { m, sight, w: cells.window(b) };
+        if let Some(o) = board_order(&look, player, here, &mut dests, &mut rng, &mut scratch, &value, &mut vault) {
             if let Order::Move { to, .. } | Order::Drop { to, .. } = o {
                 dests.push(to);
             }
@@ -98,23 +152,20 @@ struct Scratch {
 
 #[allow(clippy::too_many_arguments)]
 fn board_order(
-    m: &Movement,
-    realm: &Realm,
+    look: &Look,
     player: u32,
     here: &[Pos],
     dests: &mut [Pos],
     rng: &mut Rng,
     scratch: &mut Scratch,
     value: &impl Fn(KindId) -> i64,
-    safe_after: &impl Fn(&dyn Fn(Pos) -> Cell, Option<Pos>, Pos, Cell) -> bool,
     vault: &mut crate::mechanics::reserve::Reserve,
 ) -> Option<Order> {
-    let cells = &realm.cells;
+    let m = look.m;
     let tile = m.tile();
-    let w = cells.window(here[0].board(tile));
-    let occ = |p: Pos| w.get(p);
+    let occ = |p: Pos| look.occ(p);
     let Scratch { targets, all, caps, squares, quiet } = scratch;
-    let safe_after = |from: Option<Pos>, to: Pos, c: Cell| safe_after(&occ, from, to, c);
+    let safe_after = |from: Option<Pos>, to: Pos, c: Cell| look.safe_after(from, to, c);
     let free_dest = |t: Pos, dests: &[Pos]| !dests.contains(&t);
     // A royal piece in danger: flee to safety, or take the attacker.
     for &k in here {
@@ -122,12 +173,15 @@ fn board_order(
         if !m.is_royal(kc.kind()) {
             continue;
         }
+        if !look.attacked(k, kc) {
+            continue;
+        }
         let Some(att) = m.attacker(&occ, k, kc) else { continue };
         m.targets(&occ, k, kc, targets);
         targets.sort_by_key(|&(p, _)| p);
         for &(t, _) in targets.iter() {
             let tc = occ(t);
-            let guarded = !tc.is_empty() && !m.is_royal(tc.kind()) && m.guarded(&occ, t, tc);
+            let guarded = !tc.is_empty() && !m.is_royal(tc.kind()) && look.guarded(t, tc);
             if free_dest(t, dests) && !guarded && safe_after(Some(k), t, kc) {
                 return Some(Order::Move { from: k, to: t });
             }
@@ -139,7 +193,7 @@ fn board_order(
             let c = occ(p);
             let a = occ(att);
             if m.reaches(&occ, p, c, att, Some(a), super::moves::Block::Owner(player)).is_some()
-                && (m.is_royal(a.kind()) || !m.guarded(&occ, att, a))
+                && (m.is_royal(a.kind()) || !look.guarded(att, a))
                 && free_dest(att, dests)
             {
                 return Some(Order::Move { from: p, to: att });
@@ -167,14 +221,14 @@ fn board_order(
     caps.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
     for &(_, _, from, to) in caps.iter() {
         let tc = occ(to);
-        if m.is_royal(tc.kind()) || !m.guarded(&occ, to, tc) {
+        if m.is_royal(tc.kind()) || !look.guarded(to, tc) {
             return Some(Order::Move { from, to });
         }
     }
     // An own piece hanging (attacked, unguarded): move it somewhere safe.
     for &p in here {
         let c = occ(p);
-        if m.is_royal(c.kind()) || !m.attacked(&occ, p, c) || m.guarded(&occ, p, c) {
+        if m.is_royal(c.kind()) || !look.attacked(p, c) || look.guarded(p, c) {
             continue;
         }
         squares.clear();

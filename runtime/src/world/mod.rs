@@ -23,5 +23,6 @@ pub mod generate;
 mod groups;
 pub mod resolve;
 pub mod round;
+pub mod sight;
 
 pub use round::{resolve, resolve_json};

@@ -446,7 +446,6 @@ impl<'v> Movement<'v> {
     /// `Block::Owner(o)`: the first of o's pieces; others are passed to `f` as met),
     /// until `f` returns true.
     fn scan(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, block: Block, mut f: impl FnMut(Pos, Cell) -> bool) {
-        let tile = self.tile();
         for &(vx, vy) in &self.leaps {
             if let Some(p) = sq.offset(-vx, -vy) {
                 let c = occ(p);
@@ -455,48 +454,82 @@ impl<'v> Movement<'v> {
                 }
             }
         }
+        for &((vx, vy), range) in &self.slides {
+            if self.scan_line(occ, sq, (vx, vy), range, block, &mut f) {
+                return;
+            }
+        }
+    }
+
+    /// [`Movement::scan`] along one slide line back from `sq` (vector `(vx, vy)`, range 0:
+    /// unlimited); true if `f` returned true.
+    #[inline]
+    fn scan_line(
+        &self,
+        occ: &impl Fn(Pos) -> Cell,
+        sq: Pos,
+        (vx, vy): (i32, i32),
+        range: u8,
+        block: Block,
+        f: &mut impl FnMut(Pos, Cell) -> bool,
+    ) -> bool {
+        let tile = self.tile();
         // A line touches at most `limit` boards (its target's and the ones it may enter);
         // one more ends it.
         // A straight line never comes back to a board it left (boards are rectangles), so
         // counting the changes of board counts the boards it touches.
         let limit = self.rules.max_other_boards as usize + 1;
+        let mut board = sq.board(tile);
+        let mut n_boards = 1;
+        let max = if range == 0 { i32::MAX } else { range as i32 };
+        let mut n = 1;
+        while n <= max {
+            let Some(p) = sq.offset(-vx * n, -vy * n) else { break };
+            let b = p.board(tile);
+            if b != board {
+                if n_boards >= limit {
+                    break;
+                }
+                board = b;
+                n_boards += 1;
+            }
+            let c = occ(p);
+            if !c.is_empty() {
+                match block {
+                    Block::All => return f(p, c),
+                    Block::Owner(o) => {
+                        if c.owner() == o {
+                            return f(p, c);
+                        }
+                    }
+                }
+            }
+            n += 1;
+        }
+        false
+    }
+
+    /// Whether another player's piece attacks a piece of `victim` on `sq` along a slide
+    /// line that passes through `via` (every piece blocking, as `occ` shows them). With
+    /// the start position's attacks known, a piece leaving `via` changes only these
+    /// lines: this is what its leaving adds.
+    pub fn attacked_via(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, via: Pos, victim: Cell) -> bool {
+        let (dx, dy) = (sq.x as i64 - via.x as i64, sq.y as i64 - via.y as i64);
+        let mut found = false;
         for &((vx, vy), range) in &self.slides {
-            let mut board = sq.board(tile);
-            let mut n_boards = 1;
-            let max = if range == 0 { i32::MAX } else { range as i32 };
-            let mut n = 1;
-            while n <= max {
-                let Some(p) = sq.offset(-vx * n, -vy * n) else { break };
-                let b = p.board(tile);
-                if b != board {
-                    if n_boards >= limit {
-                        break;
-                    }
-                    board = b;
-                    n_boards += 1;
-                }
-                let c = occ(p);
-                if !c.is_empty() {
-                    match block {
-                        Block::All => {
-                            if f(p, c) {
-                                return;
-                            }
-                            break;
-                        }
-                        Block::Owner(o) => {
-                            if c.owner() == o {
-                                if f(p, c) {
-                                    return;
-                                }
-                                break;
-                            }
-                        }
-                    }
-                }
-                n += 1;
+            // `via` is on the line back from `sq`: via = sq - n·v.
+            if multiple(dx, dy, vx as i64, vy as i64).is_none() {
+                continue;
+            }
+            self.scan_line(occ, sq, (vx, vy), range, Block::All, &mut |p, c| {
+                found = c.owner() != victim.owner() && self.reaches(occ, p, c, sq, Some(victim), Block::All).is_some();
+                found
+            });
+            if found {
+                return true;
             }
         }
+        false
     }
 }
 
