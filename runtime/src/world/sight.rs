@@ -161,7 +161,8 @@ fn walk_board(m: &Movement, cells: &Cells, t: usize, marks: &mut Marks) {
         if c.is_empty() {
             continue;
         }
-        let Some(from) = corner.offset(i as i32 % tile.0, i as i32 / tile.0) else { continue };
+        let (lx, ly) = (i as i32 % tile.0, i as i32 / tile.0);
+        let Some(from) = corner.offset(lx, ly) else { continue };
         let owner = c.owner();
         let kind = c.kind();
         let royal = m.is_royal(kind);
@@ -180,11 +181,10 @@ fn walk_board(m: &Movement, cells: &Cells, t: usize, marks: &mut Marks) {
             if a.mode == Mode::Move {
                 continue;
             }
-            if let Some(region) = a.from {
-                let (lx, ly) = from.local(tile);
-                if !m.v.regions[region].squares[0].contains(&crate::geometry::Square((ly * tile.0 + lx) as u8)) {
-                    continue;
-                }
+            if let Some(region) = a.from
+                && !m.v.regions[region].squares[0].contains(&crate::geometry::Square((ly * tile.0 + lx) as u8))
+            {
+                continue;
             }
             if a.silenced_by_adjacent_enemy && is_silenced() {
                 continue;
@@ -201,7 +201,7 @@ fn walk_board(m: &Movement, cells: &Cells, t: usize, marks: &mut Marks) {
                 let d = (vx as i32, vy as i32);
                 if !slide {
                     let Some(p) = from.offset(d.0, d.1) else { continue };
-                    let b = p.board(tile);
+                    let b = home.at_local(tile, lx + d.0, ly + d.1);
                     if b != home && (bound || limit == 0) {
                         continue;
                     }
@@ -216,7 +216,7 @@ fn walk_board(m: &Movement, cells: &Cells, t: usize, marks: &mut Marks) {
                 let mut n = 1;
                 while n <= max && (attack || guard) {
                     let Some(p) = from.offset(d.0 * n, d.1 * n) else { break };
-                    let b = p.board(tile);
+                    let b = home.at_local(tile, lx + d.0 * n, ly + d.1 * n);
                     if b != home && !seen[..boards].contains(&b) {
                         if boards >= limit || bound || boards >= seen.len() {
                             break;
