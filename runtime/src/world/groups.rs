@@ -68,6 +68,8 @@ struct Done {
     events: Vec<super::events::WorldEvent>,
     deferred: Vec<Deferred>,
     new_pending: Vec<(BoardId, u32)>,
+    /// Its last micro-step.
+    ms: u32,
 }
 
 /// Resolves `staged` (as [`Exec::stage`] gave them, on `exec`'s realm) by groups of
@@ -173,8 +175,11 @@ pub(crate) fn run(m: &Movement, exec: &mut Exec, staged: &[(Mover, Class)], para
         sub.pending = pending[j].clone();
         let mut e = Exec::deferring(m, sub);
         e.run_staged(&movers[j]);
-        Done { realm: e.realm, events: e.events, deferred: e.deferred, new_pending: e.new_pending }
+        Done { realm: e.realm, events: e.events, deferred: e.deferred, new_pending: e.new_pending, ms: e.ms }
     });
+    // The world's last micro-step is the latest of the groups' (the round's own events,
+    // such as eliminations, carry it as the whole world's resolution gives it).
+    exec.ms = done.iter().map(|d| d.ms).max().unwrap_or(exec.ms);
     drop(movers);
     // The events in the world's order; equal keys come from one job, in its order.
     let mut order: Vec<(EventKey, u32, u32)> = Vec::with_capacity(done.iter().map(|d| d.events.len()).sum());
