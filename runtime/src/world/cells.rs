@@ -213,6 +213,12 @@ impl Cells {
         self.owners[t] = owner;
     }
 
+    /// The cell at this offset of the board at this index (see [`Cells::locate`]).
+    #[inline]
+    pub fn cell(&self, t: usize, local: usize) -> Cell {
+        self.cells[t * self.area + local]
+    }
+
     /// Every board that exists, in creation order.
     pub fn boards(&self) -> &[BoardId] {
         &self.boards
@@ -342,6 +348,25 @@ impl<'a> Window<'a> {
             u32::MAX => None,
             FROM_MAP => c.locate(p),
             i => Some((i as usize, ly as usize * c.tile.0 as usize + lx as usize)),
+        }
+    }
+
+    /// [`Window::locate`] with the index of the board in the window (0..25, lower-left
+    /// first, row by row; 25 outside it): `(window index, board index, offset)`.
+    #[inline]
+    pub fn spot(&self, p: Pos) -> Option<(usize, usize, usize)> {
+        let c = self.cells;
+        let (dx, dy) = (p.x.wrapping_sub(self.ox), p.y.wrapping_sub(self.oy));
+        if dx < 0 || dy < 0 || dx as usize >= c.xdiv.len() || dy as usize >= c.ydiv.len() {
+            return c.locate(p).map(|(t, l)| (25, t, l));
+        }
+        let (bx, lx) = c.xdiv[dx as usize];
+        let (by, ly) = c.ydiv[dy as usize];
+        let wi = by as usize * 5 + bx as usize;
+        match self.idx[wi] {
+            u32::MAX => None,
+            FROM_MAP => c.locate(p).map(|(t, l)| (25, t, l)),
+            i => Some((wi, i as usize, ly as usize * c.tile.0 as usize + lx as usize)),
         }
     }
 

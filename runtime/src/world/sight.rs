@@ -31,8 +31,19 @@ pub struct Sight {
     exact: bool,
 }
 
-/// Marks of one board's pieces: (board index, attack bits, guard bits), or-ed in at the end.
-type Marks = Vec<(u32, u64, u32)>;
+/// Marks of one board's pieces on the boards of its window (by window index, with the
+/// board's index), or-ed into the masks at the end.
+struct Marks {
+    attack: [u64; 25],
+    guard: [u32; 25],
+    board: [u32; 25],
+}
+
+impl Default for Marks {
+    fn default() -> Marks {
+        Marks { attack: [0; 25], guard: [0; 25], board: [u32::MAX; 25] }
+    }
+}
 
 impl Sight {
     /// No masks: every question is answered by a scan.
@@ -55,9 +66,13 @@ impl Sight {
             exact,
         };
         let one = |t: usize, marks: &mut Marks| {
-            marks.clear();
-            walk_board(m, cells, t, marks);
-            for &(u, a, g) in marks.iter() {
+            walk_board(m, cells, &s, t, marks);
+            for wi in 0..25 {
+                let u = std::mem::replace(&mut marks.board[wi], u32::MAX);
+                if u == u32::MAX {
+                    continue;
+                }
+                let (a, g) = (std::mem::take(&mut marks.attack[wi]), std::mem::take(&mut marks.guard[wi]));
                 if a != 0 {
                     s.attacks[u as usize].fetch_or(a, Ordering::Relaxed);
                 }
@@ -69,11 +84,11 @@ impl Sight {
         #[cfg(feature = "parallel")]
         if parallel {
             use rayon::prelude::*;
-            (0..n).into_par_iter().with_min_len(4096).for_each_init(Marks::new, |marks, t| one(t, marks));
+            (0..n).into_par_iter().with_min_len(4096).for_each_init(Marks::default, |marks, t| one(t, marks));
             return s;
         }
         let _ = parallel;
-        let mut marks = Marks::new();
+        let mut marks = Marks::default();
         for t in 0..n {
             one(t, &mut marks);
         }
@@ -131,30 +146,35 @@ impl Sight {
 /// Walks every piece of board `t` forward and records what it attacks (every piece
 /// blocking its line) and which pieces of its owner it guards (only the owner's pieces
 /// blocking), as [`Movement::attacked`] and [`Movement::guarded`] judge them.
-fn walk_board(m: &Movement, cells: &Cells, t: usize, marks: &mut Marks) {
+fn walk_board(m: &Movement, cells: &Cells, sight: &Sight, t: usize, marks: &mut Marks) {
     let tile = cells.tile();
     let home = cells.boards()[t];
     let Some(corner) = home.corner(tile) else { return };
     let w = cells.window(home);
     let limit = m.rules.max_other_boards as usize;
-    let mut mark = |p: Pos, attacker: u32, attack: bool, guard: bool| {
-        let Some((u, local)) = w.locate(p) else { return };
-        let (a, g) = (
-            if !attack {
-                0
-            } else if cells.owners[u] == attacker {
-                1u64 << local
-            } else {
-                1u64 << (32 + local)
-            },
-            if guard { 1u32 << local } else { 0 },
-        );
-        match marks.iter_mut().find(|e| e.0 == u as u32) {
-            Some(e) => {
-                e.1 |= a;
-                e.2 |= g;
-            }
-            None => marks.push((u as u32, a, g)),
+    // Where a square is stored (None: no board), and its piece.
+    let spot = |p: Pos| {
+        let s = w.spot(p);
+        (s, s.map_or(Cell::EMPTY, |(_, u, l)| cells.cell(u, l)))
+    };
+    let mut mark = |s: (usize, usize, usize), attacker: u32, attack: bool, guard: bool| {
+        let (wi, u, local) = s;
+        let a = if !attack {
+            0
+        } else if cells.owners[u] == attacker {
+            1u64 << local
+        } else {
+            1u64 << (32 + local)
+        };
+        let g = if guard { 1u32 << local } else { 0 };
+        if wi < 25 {
+            marks.board[wi] = u as u32;
+            marks.attack[wi] |= a;
+            marks.guard[wi] |= g;
+        } else {
+            // Outside the window (a long move): straight into the masks.
+            sight.attacks[u].fetch_or(a, Ordering::Relaxed);
+            sight.guards[u].fetch_or(g, Ordering::Relaxed);
         }
     };
     for (i, &c) in cells.board_cells(t).iter().enumerate() {
@@ -205,7 +225,9 @@ fn walk_board(m: &Movement, cells: &Cells, t: usize, marks: &mut Marks) {
                     if b != home && (bound || limit == 0) {
                         continue;
                     }
-                    mark(p, owner, true, guards(w.get(p)));
+                    if let (Some(s), x) = spot(p) {
+                        mark(s, owner, true, guards(x));
+                    }
                     continue;
                 }
                 // A line: attacks up to the first piece of anyone, guards up to the first
@@ -224,8 +246,10 @@ fn walk_board(m: &Movement, cells: &Cells, t: usize, marks: &mut Marks) {
                         seen[boards] = b;
                         boards += 1;
                     }
-                    let x = w.get(p);
-                    mark(p, owner, attack, guard && guards(x));
+                    let (s, x) = spot(p);
+                    if let Some(s) = s {
+                        mark(s, owner, attack, guard && guards(x));
+                    }
                     if !x.is_empty() {
                         attack = false;
                         if x.owner() == owner {
