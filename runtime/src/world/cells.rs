@@ -161,6 +161,17 @@ impl Cells {
         self.slot(p).map_or(Cell::EMPTY, |i| self.cells[i])
     }
 
+    /// Where `p` is stored: its board's index and its offset in that board (row by row);
+    /// None if its board does not exist.
+    #[inline]
+    pub fn locate(&self, p: Pos) -> Option<(usize, usize)> {
+        let b = p.board(self.tile);
+        let t = self.find(b)?;
+        let lx = p.x.wrapping_sub(b.bx.wrapping_mul(self.tile.0));
+        let ly = p.y.wrapping_sub(b.by.wrapping_mul(self.tile.1));
+        Some((t, (ly * self.tile.0 + lx) as usize))
+    }
+
     /// The board's index, creating it (empty, without owner) if needed.
     pub fn board_index(&mut self, b: BoardId) -> usize {
         if let Some(t) = self.find(b) {
@@ -200,6 +211,12 @@ impl Cells {
     pub fn set_owner(&mut self, b: BoardId, owner: u32) {
         let t = self.board_index(b);
         self.owners[t] = owner;
+    }
+
+    /// The cell at this offset of the board at this index (see [`Cells::locate`]).
+    #[inline]
+    pub fn cell(&self, t: usize, local: usize) -> Cell {
+        self.cells[t * self.area + local]
     }
 
     /// Every board that exists, in creation order.
@@ -296,7 +313,7 @@ pub struct Window<'a> {
     idx: [u32; 25],
 }
 
-impl Window<'_> {
+impl<'a> Window<'a> {
     #[inline]
     pub fn get(&self, p: Pos) -> Cell {
         let c = self.cells;
@@ -315,6 +332,47 @@ impl Window<'_> {
             return c.get(p);
         }
         c.cells[i as usize * c.area + ly as usize * c.tile.0 as usize + lx as usize]
+    }
+
+    /// [`Cells::locate`], through the window.
+    #[inline]
+    pub fn locate(&self, p: Pos) -> Option<(usize, usize)> {
+        let c = self.cells;
+        let (dx, dy) = (p.x.wrapping_sub(self.ox), p.y.wrapping_sub(self.oy));
+        if dx < 0 || dy < 0 || dx as usize >= c.xdiv.len() || dy as usize >= c.ydiv.len() {
+            return c.locate(p);
+        }
+        let (bx, lx) = c.xdiv[dx as usize];
+        let (by, ly) = c.ydiv[dy as usize];
+        match self.idx[by as usize * 5 + bx as usize] {
+            u32::MAX => None,
+            FROM_MAP => c.locate(p),
+            i => Some((i as usize, ly as usize * c.tile.0 as usize + lx as usize)),
+        }
+    }
+
+    /// [`Window::locate`] with the index of the board in the window (0..25, lower-left
+    /// first, row by row; 25 outside it): `(window index, board index, offset)`.
+    #[inline]
+    pub fn spot(&self, p: Pos) -> Option<(usize, usize, usize)> {
+        let c = self.cells;
+        let (dx, dy) = (p.x.wrapping_sub(self.ox), p.y.wrapping_sub(self.oy));
+        if dx < 0 || dy < 0 || dx as usize >= c.xdiv.len() || dy as usize >= c.ydiv.len() {
+            return c.locate(p).map(|(t, l)| (25, t, l));
+        }
+        let (bx, lx) = c.xdiv[dx as usize];
+        let (by, ly) = c.ydiv[dy as usize];
+        let wi = by as usize * 5 + bx as usize;
+        match self.idx[wi] {
+            u32::MAX => None,
+            FROM_MAP => c.locate(p).map(|(t, l)| (25, t, l)),
+            i => Some((wi, i as usize, ly as usize * c.tile.0 as usize + lx as usize)),
+        }
+    }
+
+    /// The world it looks at.
+    pub fn cells(&self) -> &'a Cells {
+        self.cells
     }
 }
 

@@ -71,6 +71,16 @@ impl BoardId {
         Some(Pos { x: self.bx.checked_mul(tile.0)?, y: self.by.checked_mul(tile.1)? })
     }
 
+    /// The board of the square `(x, y)` squares from this board's lower-left corner (any
+    /// offset, negative too): without a division while the offset stays on this board,
+    /// which is most steps of a walk.
+    #[inline]
+    pub fn at_local(self, tile: (i32, i32), x: i32, y: i32) -> BoardId {
+        let bx = if (x as u32) < tile.0 as u32 { self.bx } else { self.bx.wrapping_add(x.div_euclid(tile.0)) };
+        let by = if (y as u32) < tile.1 as u32 { self.by } else { self.by.wrapping_add(y.div_euclid(tile.1)) };
+        BoardId { bx, by }
+    }
+
     /// Its squares in (y, x) order.
     pub fn squares(self, tile: (i32, i32)) -> impl Iterator<Item = Pos> {
         let c = self.corner(tile);
@@ -131,6 +141,19 @@ mod tests {
         assert_eq!(v, vec![Pos::new(9, 0), Pos::new(-2, 1), Pos::new(3, 1)]);
         let b: Vec<Pos> = BoardId { bx: 0, by: 0 }.squares((2, 2)).collect();
         assert_eq!(b, vec![Pos::new(0, 0), Pos::new(1, 0), Pos::new(0, 1), Pos::new(1, 1)]);
+    }
+
+    #[test]
+    fn boards_found_from_a_local_offset_are_the_squares_boards() {
+        let t = (5, 5);
+        for b in [BoardId { bx: 0, by: 0 }, BoardId { bx: -3, by: 2 }, BoardId { bx: 7, by: -1 }] {
+            let c = b.corner(t).unwrap();
+            for x in -12..12 {
+                for y in -12..12 {
+                    assert_eq!(b.at_local(t, x, y), Pos::new(c.x + x, c.y + y).board(t), "{b} + ({x}, {y})");
+                }
+            }
+        }
     }
 
     #[test]

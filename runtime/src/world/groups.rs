@@ -68,6 +68,8 @@ pub(crate) struct Done {
     pub events: Vec<super::events::WorldEvent>,
     pub deferred: Vec<Deferred>,
     pub new_pending: Vec<(BoardId, u32)>,
+    /// Its last micro-step.
+    pub ms: u32,
 }
 
 /// A slot that belongs to no group with a mover.
@@ -201,7 +203,7 @@ pub(crate) fn deal(
 pub(crate) fn resolve_part(m: &Movement, sub: Realm, movers: &[(Mover, Class)]) -> Done {
     let mut e = Exec::deferring(m, sub);
     e.run_staged(movers);
-    Done { realm: e.realm, events: e.events, deferred: e.deferred, new_pending: e.new_pending }
+    Done { realm: e.realm, events: e.events, deferred: e.deferred, new_pending: e.new_pending, ms: e.ms }
 }
 
 /// Resolves `staged` (as [`Exec::stage`] gave them, on `exec`'s realm) by groups of
@@ -240,6 +242,9 @@ pub(crate) fn run(m: &Movement, exec: &mut Exec, staged: &[(Mover, Class)], para
 /// The jobs' results back into `exec`: their events in the world's order with the
 /// banks made in that order, their boards, and their pending royal pieces.
 pub(crate) fn merge(m: &Movement, exec: &mut Exec, done: Vec<Done>, parallel: bool) {
+    // The world's last micro-step is the latest of the jobs' (the round's own events,
+    // such as eliminations, carry it as the whole world's resolution gives it).
+    exec.ms = done.iter().map(|d| d.ms).max().unwrap_or(exec.ms).max(exec.ms);
     // The events in the world's order; equal keys come from one job, in its order. One
     // job alone keeps the order it made them in (which is the world's).
     let mut order: Vec<(EventKey, u32, u32)> = Vec::with_capacity(done.iter().map(|d| d.events.len()).sum());

@@ -24,5 +24,6 @@ mod groups;
 pub mod parts;
 pub mod resolve;
 pub mod round;
+pub mod sight;
 
 pub use round::{resolve, resolve_json};

@@ -88,6 +88,9 @@ pub struct Movement<'v> {
     /// Every slide direction of any kind, with the longest range (0: unlimited).
     slides: Vec<((i32, i32), u8)>,
     royal: u32,
+    /// Kinds whose moves may reach one square two ways (several atoms, or vectors of one
+    /// direction): their targets are checked for repeats.
+    overlapping: u32,
 }
 
 impl<'v> Movement<'v> {
@@ -95,9 +98,26 @@ impl<'v> Movement<'v> {
         let mut leaps: Vec<(i32, i32)> = Vec::new();
         let mut slides: Vec<((i32, i32), u8)> = Vec::new();
         let mut royal = 0;
+        let mut overlapping = 0;
         for (i, k) in v.kinds.iter().enumerate() {
             if k.royal {
                 royal |= 1 << i;
+            }
+            let same_way = |a: &crate::variant::Atom| {
+                a.vectors.iter().enumerate().any(|(j, &(x, y))| {
+                    a.vectors[..j].iter().any(|&(u, w)| {
+                        if a.shape == Shape::Slide {
+                            // One direction: a positive multiple of the other.
+                            (x as i32) * (w as i32) == (y as i32) * (u as i32)
+                                && (x as i32) * (u as i32) + (y as i32) * (w as i32) > 0
+                        } else {
+                            (x, y) == (u, w)
+                        }
+                    })
+                })
+            };
+            if k.atoms.len() > 1 || k.atoms.iter().any(same_way) {
+                overlapping |= 1 << i;
             }
             for a in &k.atoms {
                 for &(dx, dy) in &a.vectors {
@@ -113,7 +133,7 @@ impl<'v> Movement<'v> {
                 }
             }
         }
-        Movement { v, rules, leaps, slides, royal }
+        Movement { v, rules, leaps, slides, royal, overlapping }
     }
 
     pub fn tile(&self) -> (i32, i32) {
@@ -259,9 +279,12 @@ impl<'v> Movement<'v> {
         if r.slide {
             let mut seen = [home; 9];
             let mut n = 0;
+            let (lx, ly) = from.local(tile);
             for i in 1..=r.fields {
-                let Some(p) = from.offset(r.dir.0 * i, r.dir.1 * i) else { break };
-                let b = p.board(tile);
+                if from.offset(r.dir.0 * i, r.dir.1 * i).is_none() {
+                    break;
+                }
+                let b = home.at_local(tile, lx + r.dir.0 * i, ly + r.dir.1 * i);
                 if b != home && !seen[..n].contains(&b) {
                     if n >= limit {
                         return Err(Why::Boards);
@@ -325,12 +348,13 @@ impl<'v> Movement<'v> {
         let home = from.board(tile);
         let limit = self.rules.max_other_boards as usize;
         let bound = self.is_bound(kind);
+        let overlapping = self.overlapping & (1 << kind.0) != 0;
+        let (lx, ly) = from.local(tile);
         for a in &self.v.kinds[kind.index()].atoms {
-            if let Some(region) = a.from {
-                let (lx, ly) = from.local(tile);
-                if !self.v.regions[region].squares[0].contains(&crate::geometry::Square((ly * tile.0 + lx) as u8)) {
-                    continue;
-                }
+            if let Some(region) = a.from
+                && !self.v.regions[region].squares[0].contains(&crate::geometry::Square((ly * tile.0 + lx) as u8))
+            {
+                continue;
             }
             if a.silenced_by_adjacent_enemy
                 && NEIGHBOURS.iter().any(|&(nx, ny)| {
@@ -351,7 +375,7 @@ impl<'v> Movement<'v> {
                 let mut n = 1;
                 while n <= max {
                     let Some(to) = from.offset(d.0 * n, d.1 * n) else { break };
-                    let b = to.board(tile);
+                    let b = home.at_local(tile, lx + d.0 * n, ly + d.1 * n);
                     if b != home && !seen[..boards].contains(&b) {
                         if boards >= limit || bound {
                             break;
@@ -368,7 +392,7 @@ impl<'v> Movement<'v> {
                         (_, true) => true,
                         (_, false) => a.cannot_capture & (1 << c.kind().0) == 0,
                     };
-                    if ok && !out.iter().any(|(p, _)| *p == to) {
+                    if ok && (!overlapping || !out.iter().any(|(p, _)| *p == to)) {
                         out.push((to, Reach { slide, dir: d, fields: n, clear }));
                     }
                     clear &= c.is_empty();
@@ -446,7 +470,6 @@ impl<'v> Movement<'v> {
     /// `Block::Owner(o)`: the first of o's pieces; others are passed to `f` as met),
     /// until `f` returns true.
     fn scan(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, block: Block, mut f: impl FnMut(Pos, Cell) -> bool) {
-        let tile = self.tile();
         for &(vx, vy) in &self.leaps {
             if let Some(p) = sq.offset(-vx, -vy) {
                 let c = occ(p);
@@ -455,48 +478,84 @@ impl<'v> Movement<'v> {
                 }
             }
         }
+        for &((vx, vy), range) in &self.slides {
+            if self.scan_line(occ, sq, (vx, vy), range, block, &mut f) {
+                return;
+            }
+        }
+    }
+
+    /// [`Movement::scan`] along one slide line back from `sq` (vector `(vx, vy)`, range 0:
+    /// unlimited); true if `f` returned true.
+    #[inline]
+    fn scan_line(
+        &self,
+        occ: &impl Fn(Pos) -> Cell,
+        sq: Pos,
+        (vx, vy): (i32, i32),
+        range: u8,
+        block: Block,
+        f: &mut impl FnMut(Pos, Cell) -> bool,
+    ) -> bool {
+        let tile = self.tile();
         // A line touches at most `limit` boards (its target's and the ones it may enter);
         // one more ends it.
         // A straight line never comes back to a board it left (boards are rectangles), so
         // counting the changes of board counts the boards it touches.
         let limit = self.rules.max_other_boards as usize + 1;
+        let home = sq.board(tile);
+        let (lx, ly) = sq.local(tile);
+        let mut board = home;
+        let mut n_boards = 1;
+        let max = if range == 0 { i32::MAX } else { range as i32 };
+        let mut n = 1;
+        while n <= max {
+            let Some(p) = sq.offset(-vx * n, -vy * n) else { break };
+            let b = home.at_local(tile, lx - vx * n, ly - vy * n);
+            if b != board {
+                if n_boards >= limit {
+                    break;
+                }
+                board = b;
+                n_boards += 1;
+            }
+            let c = occ(p);
+            if !c.is_empty() {
+                match block {
+                    Block::All => return f(p, c),
+                    Block::Owner(o) => {
+                        if c.owner() == o {
+                            return f(p, c);
+                        }
+                    }
+                }
+            }
+            n += 1;
+        }
+        false
+    }
+
+    /// Whether another player's piece attacks a piece of `victim` on `sq` along a slide
+    /// line that passes through `via` (every piece blocking, as `occ` shows them). With
+    /// the start position's attacks known, a piece leaving `via` changes only these
+    /// lines: this is what its leaving adds.
+    pub fn attacked_via(&self, occ: &impl Fn(Pos) -> Cell, sq: Pos, via: Pos, victim: Cell) -> bool {
+        let (dx, dy) = (sq.x as i64 - via.x as i64, sq.y as i64 - via.y as i64);
+        let mut found = false;
         for &((vx, vy), range) in &self.slides {
-            let mut board = sq.board(tile);
-            let mut n_boards = 1;
-            let max = if range == 0 { i32::MAX } else { range as i32 };
-            let mut n = 1;
-            while n <= max {
-                let Some(p) = sq.offset(-vx * n, -vy * n) else { break };
-                let b = p.board(tile);
-                if b != board {
-                    if n_boards >= limit {
-                        break;
-                    }
-                    board = b;
-                    n_boards += 1;
-                }
-                let c = occ(p);
-                if !c.is_empty() {
-                    match block {
-                        Block::All => {
-                            if f(p, c) {
-                                return;
-                            }
-                            break;
-                        }
-                        Block::Owner(o) => {
-                            if c.owner() == o {
-                                if f(p, c) {
-                                    return;
-                                }
-                                break;
-                            }
-                        }
-                    }
-                }
-                n += 1;
+            // `via` is on the line back from `sq`: via = sq - n·v.
+            if multiple(dx, dy, vx as i64, vy as i64).is_none() {
+                continue;
+            }
+            self.scan_line(occ, sq, (vx, vy), range, Block::All, &mut |p, c| {
+                found = c.owner() != victim.owner() && self.reaches(occ, p, c, sq, Some(victim), Block::All).is_some();
+                found
+            });
+            if found {
+                return true;
             }
         }
+        false
     }
 }
 
@@ -504,7 +563,16 @@ impl<'v> Movement<'v> {
 pub const NEIGHBOURS: [(i32, i32); 8] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
 
 /// `n` with `(dx, dy) = n·(vx, vy)`, n ≥ 1.
+#[inline]
 fn multiple(dx: i64, dy: i64, vx: i64, vy: i64) -> Option<i64> {
-    let n = if vx != 0 { dx / vx } else { dy / vy };
+    // Unit steps (most vectors) need no division.
+    let n = match (vx, vy) {
+        (1, _) => dx,
+        (-1, _) => -dx,
+        (0, 1) => dy,
+        (0, -1) => -dy,
+        (0, _) => dy / vy,
+        _ => dx / vx,
+    };
     (n >= 1 && dx == n * vx && dy == n * vy).then_some(n)
 }

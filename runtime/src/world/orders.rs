@@ -10,6 +10,7 @@ use super::cells::{Cell, Cells};
 use super::geometry::{BoardId, Pos};
 use super::json::OrderJson;
 use super::moves::{Block, Movement, NoReach, Reach};
+use super::sight::Sight;
 use super::state::{Realm, kind_letter};
 use crate::piece::KindId;
 use crate::variant::DropZone;
@@ -188,6 +189,18 @@ pub fn validate(
     orders: &[Result<Order, Rejection>],
     kings: &[Pos],
 ) -> PlayerPlan {
+    validate_seen(m, realm, &Sight::none(), player, orders, kings)
+}
+
+/// [`validate`] with the round's [`Sight`] of `realm` (the same plan, found faster).
+pub fn validate_seen(
+    m: &Movement,
+    realm: &Realm,
+    sight: &Sight,
+    player: u32,
+    orders: &[Result<Order, Rejection>],
+    kings: &[Pos],
+) -> PlayerPlan {
     let cells = &realm.cells;
     let tile = m.tile();
     let mut plan = PlayerPlan::default();
@@ -239,6 +252,7 @@ pub fn validate(
                     let reach = m.reach(&occ, from, c, to, target, Block::Owner(player)).map_err(Rejection::Reach)?;
                     if let Some(t) = target
                         && !m.is_royal(t.kind())
+                        && sight.guarded_at(&w, to) != Some(false)
                         && let Some(g) = m.guard(&occ, to, t)
                     {
                         return Err(Rejection::Guarded {
@@ -322,7 +336,7 @@ pub fn validate(
         return plan;
     }
     if m.rules.rescue_required {
-        rescue(m, realm, player, kings, &mut plan);
+        rescue(m, realm, sight, player, kings, &mut plan);
     }
     if m.rules.auto_place {
         place(m, realm, player, &mut plan);
@@ -363,7 +377,7 @@ fn overlay<'a>(
 /// CA-13: royal pieces in danger at the start of the round must be rescued; if no
 /// accepted order does it and a safe flee exists, the server orders the flee, which
 /// replaces that board's order.
-fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut PlayerPlan) {
+fn rescue(m: &Movement, realm: &Realm, sight: &Sight, player: u32, kings: &[Pos], plan: &mut PlayerPlan) {
     let cells = &realm.cells;
     let tile = m.tile();
     let royal = kings.first().map(|&k| cells.get(k).kind());
@@ -371,7 +385,7 @@ fn rescue(m: &Movement, realm: &Realm, player: u32, kings: &[Pos], plan: &mut Pl
         let w = cells.window_within(king.board(tile), 1);
         let start = |p: Pos| w.get(p);
         let kc = w.get(king);
-        if !m.attacked(&start, king, kc) {
+        if !sight.attacked_at(&w, king, kc.owner()).unwrap_or_else(|| m.attacked(&start, king, kc)) {
             continue;
         }
         // Rescued if, after all accepted orders, the piece (where it then is) is safe.

@@ -79,6 +79,8 @@ pub struct PartDone {
     pending: Vec<([i32; 2], u32)>,
     new_pending: Vec<([i32; 2], u32)>,
     events: Vec<EventData>,
+    /// The part's last micro-step.
+    ms: u32,
 }
 
 impl PartDone {
@@ -324,6 +326,7 @@ pub fn resolve_part(m: &Movement, players: usize, part: &Part) -> Result<PartDon
         pending: done.realm.pending.iter().map(|&(b, p)| (bxy(b), p)).collect(),
         new_pending: done.new_pending.iter().map(|&(b, p)| (bxy(b), p)).collect(),
         events: done.events.iter().zip(&done.deferred).map(|(e, d)| event_data(e, d.key, d.bank)).collect(),
+        ms: done.ms,
     })
 }
 
@@ -360,7 +363,7 @@ pub fn merge(
             events.push(ev);
             deferred.push(Deferred { key: e.key, bank });
         }
-        jobs.push(Done { realm: sub, events, deferred, new_pending: c.pending(&d.new_pending)? });
+        jobs.push(Done { realm: sub, events, deferred, new_pending: c.pending(&d.new_pending)?, ms: d.ms });
     }
     groups::merge(m, &mut exec, jobs, false);
     exec.finish(gave);

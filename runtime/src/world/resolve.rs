@@ -129,7 +129,7 @@ pub(crate) struct Exec<'a> {
     leaving: Vec<bool>,
     pub events: Vec<WorldEvent>,
     phase: Option<Phase>,
-    ms: u32,
+    pub(crate) ms: u32,
     conquests: Vec<(Pos, BoardId, u32, u32)>,
     pub(crate) new_pending: Vec<(BoardId, u32)>,
     /// Banks are deferred (a group of boards resolved apart): `deferred` holds one

@@ -10,8 +10,9 @@ use super::geometry::Pos;
 use super::groups;
 use super::json::{FleeJson, OutputJson, PlacementJson, ResultJson, StateJson, VerdictsJson};
 use super::moves::Movement;
-use super::orders::{Order, PlayerPlan, Rejection, validate};
+use super::orders::{Order, PlayerPlan, Rejection, validate_seen};
 use super::resolve::{Exec, GivenOrders, Resolution};
+use super::sight::Sight;
 use super::state::{Realm, RealmError, world_of};
 use crate::variant::Variant;
 
@@ -57,6 +58,19 @@ pub fn resolve(
 pub fn validate_all(
     m: &Movement,
     realm: &Realm,
+    given: GivenOrders,
+    seed: u64,
+    parallel: bool,
+) -> (Vec<PlayerPlan>, Vec<bool>, Vec<bool>) {
+    validate_all_seen(m, realm, &Sight::new(m, &realm.cells, parallel), given, seed, parallel)
+}
+
+/// [`validate_all`] with the round's [`Sight`] of `realm`, made once for the bots and the
+/// validation (the same result).
+pub fn validate_all_seen(
+    m: &Movement,
+    realm: &Realm,
+    sight: &Sight,
     mut given: GivenOrders,
     seed: u64,
     parallel: bool,
@@ -72,7 +86,7 @@ pub fn validate_all(
     let pieces = if bots.iter().any(|&b| b) { pieces_by_player(realm) } else { Vec::new() };
     let one = |p: usize, list: Option<&Vec<Result<Order, Rejection>>>| -> PlayerPlan {
         let list = if bots[p] {
-            bot::orders(m, realm, p as u32, &pieces[p], seed).into_iter().map(Ok).collect::<Vec<_>>()
+            bot::orders_seen(m, realm, sight, p as u32, &pieces[p], seed).into_iter().map(Ok).collect::<Vec<_>>()
         } else {
             list.cloned().unwrap_or_default()
         };
@@ -89,7 +103,7 @@ pub fn validate_all(
                 other => other,
             })
             .collect();
-        validate(m, realm, p as u32, &list, &kings[p])
+        validate_seen(m, realm, sight, p as u32, &list, &kings[p])
     };
     let plans = map_players(n, parallel, |p| one(p, given[p].as_ref()));
     (plans, bots, gave)
@@ -139,9 +153,15 @@ pub fn execute_whole(m: &Movement, realm: Realm, plans: Vec<PlayerPlan>, bots: V
 /// The bot's orders for every player that is not eliminated (a generated world's
 /// round), on threads when asked.
 pub fn bot_orders(m: &Movement, realm: &Realm, seed: u64, parallel: bool) -> GivenOrders {
+    bot_orders_seen(m, realm, &Sight::new(m, &realm.cells, parallel), seed, parallel)
+}
+
+/// [`bot_orders`] with the round's [`Sight`] of `realm` (the same orders).
+pub fn bot_orders_seen(m: &Movement, realm: &Realm, sight: &Sight, seed: u64, parallel: bool) -> GivenOrders {
     let pieces = pieces_by_player(realm);
     map_players(realm.players.len(), parallel, |p| {
-        (!realm.eliminated[p]).then(|| bot::orders(m, realm, p as u32, &pieces[p], seed).into_iter().map(Ok).collect())
+        (!realm.eliminated[p])
+            .then(|| bot::orders_seen(m, realm, sight, p as u32, &pieces[p], seed).into_iter().map(Ok).collect())
     })
 }
 
