@@ -10,7 +10,8 @@
 //! in the generator's order. With
 //! hooks, every action goes through the whole pipeline (hooks read the events, the ply
 //! and the history), and only the repeated listings are saved (the judgement's listing
-//! is kept as the next legal list, sorted as `legal_actions` sorts it). Either way the positions,
+//! is kept as the next legal list, in the generator's order unless `allow` or
+//! `filter_actions` lists them, sorted). Either way the positions,
 //! the legal lists and the outcomes equal the full path's (tests/playout.rs).
 
 use super::*;
@@ -41,8 +42,8 @@ impl Playout {
     /// A playout from this game's position (its history is kept, and plies are counted
     /// from it). The legal actions of a failing `filter_actions` hook are the error.
     pub fn new(game: Game) -> Result<Playout, RuleError> {
-        // The first listing is sorted (as `legal_actions`); later ones, without hooks,
-        // in generation order.
+        // The first listing is sorted (as `legal_actions`); later ones in generation order
+        // (sorted when `allow` or `filter_actions` lists them).
         let legal = game.try_legal_actions()?;
         let hooked = game.hooked();
         let v = &game.variant;
@@ -62,8 +63,9 @@ impl Playout {
     }
 
     /// The legal actions now (none once it is over): the same actions as
-    /// [`Game::legal_actions`]. Without hooks they come in the move generator's order,
-    /// which depends on the position alone (so playouts are reproducible), not sorted.
+    /// [`Game::legal_actions`]. After the first ply they come in the move generator's
+    /// order, which depends on the position alone (so playouts are reproducible), not
+    /// sorted (sorted when `allow` or `filter_actions` lists them).
     /// (`&mut`: the royal piece's moves are tested here, when the list is read.)
     pub fn legal(&mut self) -> &[Action] {
         self.test_all();
@@ -165,7 +167,7 @@ impl Playout {
             });
         };
         if self.hooked {
-            // The judgement's listing is the next one (sorted, through `filter_actions`);
+            // The judgement's listing is the next one (through `allow`/`filter_actions`);
             // on an error the game is as it was, and so are its legal actions.
             self.game.apply_listing(action, &mut self.next)?;
             std::mem::swap(&mut self.legal, &mut self.next);
