@@ -45,11 +45,9 @@ fn lean(v: &Arc<Variant>, playouts: u64, seed: u64) -> Result<(u64, u64, f64), F
         let mut p = Playout::new(Game::new(v.clone()))?;
         let mut n = 0;
         while p.outcome().is_none() && n < CAP {
-            let k = p.legal().len();
-            if k == 0 {
+            if p.play_random(&mut rng)?.is_none() {
                 break;
             }
-            p.apply(rng.below(k as u64) as usize)?;
             n += 1;
         }
         plies += n as u64;

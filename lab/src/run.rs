@@ -113,14 +113,14 @@ pub fn play_one(v: &Arc<Variant>, ai: &AiConfig, batch: &Batch, index: u64) -> R
     }
     let mut ply = 0u32;
     while p.outcome().is_none() && ply < batch.max_plies {
-        let n = p.legal().len();
-        if n == 0 {
+        if !p.has_legal() {
             // No action and no outcome: only a hook can leave a game so; it is a rule's end.
             break;
         }
         let player = if p.game().to_move() == Side::White { &batch.white } else { &batch.black };
-        let index_of = match player {
-            Player::Random => rng.below(n as u64) as usize,
+        let played = match player {
+            // A uniform draw among the legal actions (`Playout::play_random`).
+            Player::Random => p.play_random(&mut rng).map_err(|e| LabError::Rule { game: index, ply, error: e })?,
             Player::Level(name) => {
                 let level = ai.level(name).map_err(LabError::UnknownLevel)?;
                 let r = p.game().search(ai, level, rng.next_u64(), Clock::Off).map_err(|e| LabError::Ai {
@@ -128,17 +128,19 @@ pub fn play_one(v: &Arc<Variant>, ai: &AiConfig, batch: &Batch, index: u64) -> R
                     ply,
                     error: e,
                 })?;
-                p.legal().iter().position(|a| *a == r.action).ok_or(LabError::Ai {
+                let index_of = p.legal().iter().position(|a| *a == r.action).ok_or(LabError::Ai {
                     game: index,
                     ply,
                     error: varia::search::AiError::NoAction,
-                })?
+                })?;
+                p.apply(index_of).map_err(|e| LabError::Rule { game: index, ply, error: e })?;
+                Some(r.action)
             }
         };
+        let Some(action) = played else { break };
         if batch.keep_actions {
-            actions.push(p.legal()[index_of]);
+            actions.push(action);
         }
-        p.apply(index_of).map_err(|e| LabError::Rule { game: index, ply, error: e })?;
         ply += 1;
         if batch.evaluate {
             evals.push(eval(&mut p, ply)?);

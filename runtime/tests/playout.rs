@@ -65,6 +65,98 @@ fn the_lean_path_plays_by_the_same_rules_in_every_two_sided_variant() {
     assert!(variants >= 4, "only {variants} two-sided variants found");
 }
 
+/// A game of random actions drawn by `Playout::play_random` (which tests the royal
+/// piece's moves only when it draws them), played beside the full path: every action
+/// drawn is among the full path's legal actions, and both reach the same positions and
+/// outcome. Returns whether the game ended.
+fn random_beside_full(v: &std::sync::Arc<Variant>, seed: u64) -> bool {
+    let mut rng = Rng::new(seed);
+    let mut full = Game::with_seed(v.clone(), seed);
+    let mut lean = Playout::new(Game::with_seed(v.clone(), seed)).unwrap();
+    for ply in 0..MAX_PLIES {
+        let legal = full.legal_actions();
+        assert_eq!(lean.outcome().cloned(), full.outcome(), "{} seed {seed} ply {ply}: outcome", v.name);
+        match lean.play_random(&mut rng).unwrap() {
+            None => {
+                assert!(legal.is_empty(), "{} seed {seed} ply {ply}: no action drawn among {legal:?}", v.name);
+                return full.outcome().is_some();
+            }
+            Some(a) => {
+                assert!(legal.contains(&a), "{} seed {seed} ply {ply}: {a:?} is not legal", v.name);
+                full.apply(a).unwrap();
+            }
+        }
+        assert_eq!(lean.game().fen(), full.fen(), "{} seed {seed} ply {ply}: position", v.name);
+        assert_eq!(lean.game().hash(), full.hash(), "{} seed {seed} ply {ply}: hash", v.name);
+    }
+    false
+}
+
+#[test]
+fn random_draws_are_legal_and_judged_as_on_the_full_path_in_every_two_sided_variant() {
+    for found in known_variants() {
+        let v = Variant::load_origin(&found.origin, &[]).unwrap();
+        if v.turns != TurnModel::Alternate {
+            continue;
+        }
+        let v = if v.hooks.is_some() { v.without_hooks() } else { v };
+        let ended = (1..=GAMES / 2).filter(|&seed| random_beside_full(&v, seed)).count();
+        assert!(ended > 0, "{}: no game ended within {MAX_PLIES} plies", v.name);
+    }
+}
+
+#[test]
+fn a_random_draw_is_uniform_over_the_legal_actions_only() {
+    // After ...Kd8-e8: white king e1, knight a1; black king e8, rook d2 (undefended). The
+    // king's targets are d1, f1, d2, e2 and f2; the rook attacks d1 (down its file), e2
+    // and f2 (along the rank), so only Kf1 and Kxd2 are legal; the knight has b3 and c2.
+    // Four legal actions: each must be drawn a quarter of the time, and the three
+    // illegal king moves, listed untested beside them, never.
+    let v = Variant::load("standard").unwrap();
+    let before = "3k4/8/8/8/8/8/3r4/N3K3 b - - 0 1";
+    let fresh = || {
+        let mut p = Playout::new(Game::from_fen(v.clone(), before).unwrap()).unwrap();
+        let a = p.game().parse_action("d8-e8").unwrap();
+        p.apply_action(a).unwrap();
+        p
+    };
+    let mut p = fresh();
+    let mut legal: Vec<String> = p.legal().to_vec().iter().map(|a| p.game().format(a)).collect();
+    legal.sort();
+    assert_eq!(legal, ["a1-b3", "a1-c2", "e1-d2", "e1-f1"]);
+    let mut counts = std::collections::BTreeMap::<String, u32>::new();
+    let mut rng = Rng::new(11);
+    const DRAWS: u32 = 8000;
+    for _ in 0..DRAWS {
+        let mut p = fresh();
+        let a = p.play_random(&mut rng).unwrap().expect("a legal action");
+        // (The game went on: format the action from the position it was drawn in.)
+        *counts.entry(fresh().game().format(&a)).or_default() += 1;
+    }
+    assert_eq!(counts.keys().collect::<Vec<_>>(), ["a1-b3", "a1-c2", "e1-d2", "e1-f1"]);
+    // 2000 expected each; the binomial spread is about 39, so 1800–2200 is over five of
+    // them (the draws are seeded: the same counts every run).
+    for (a, &n) in &counts {
+        assert!((1800..=2200).contains(&n), "{a} drawn {n} times of {DRAWS}: {counts:?}");
+    }
+}
+
+#[test]
+fn a_stalemate_found_among_the_royal_moves_alone_ends_the_playout() {
+    // Black: king a8 alone; white: king h1, queen b5. After Qb5-b6 the black king's
+    // targets a7, b7 and b8 are all attacked by the queen and a8 is not: stalemate, found
+    // by testing the (untested) royal moves, the only ones listed.
+    let v = Variant::load("standard").unwrap();
+    let mut p = Playout::new(Game::from_fen(v, "k7/8/8/1Q6/8/8/8/7K w - - 0 1").unwrap()).unwrap();
+    let a = p.game().parse_action("b5-b6").unwrap();
+    p.apply_action(a).unwrap();
+    let o = p.outcome().cloned().expect("stalemate");
+    assert_eq!(o.result, varia::GameResult::Draw);
+    assert_eq!(o.reason, varia::Reason::Stalemate);
+    assert!(p.legal().is_empty());
+    assert_eq!(p.play_random(&mut Rng::new(1)).unwrap(), None);
+}
+
 #[test]
 fn a_playout_refuses_what_is_not_legal_and_changes_nothing() {
     let v = Variant::load("standard").unwrap();
@@ -109,7 +201,9 @@ fn probe() {
     let mut parts = spec.split(',');
     let name = parts.next().unwrap_or("standard");
     let playouts: u64 = parts.next().and_then(|n| n.parse().ok()).unwrap_or(100);
-    let mut v = Variant::load(name).unwrap();
+    // The time limit off: under a profiler, loading the scripts takes longer than it allows
+    // (the instruction budget still holds).
+    let mut v = Variant::load_with(name, &["scripting.time_limit_ms=0".parse().unwrap()]).unwrap();
     if parts.next() == Some("bare") {
         v = v.without_hooks();
     }
@@ -123,8 +217,7 @@ fn probe_playouts(v: &std::sync::Arc<Variant>, playouts: u64) -> u64 {
     let mut plies = 0u64;
     for _ in 0..playouts {
         let mut p = Playout::new(Game::new(v.clone())).unwrap();
-        while p.outcome().is_none() && p.ply() < 2000 && !p.legal().is_empty() {
-            p.apply(rng.below(p.legal().len() as u64) as usize).unwrap();
+        while p.outcome().is_none() && p.ply() < 2000 && p.play_random(&mut rng).unwrap().is_some() {
             plies += 1;
         }
     }

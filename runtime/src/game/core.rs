@@ -15,6 +15,11 @@ use crate::variant::{AnyTables, Cause, Variant};
 
 pub(crate) trait Core: Send + Sync {
     fn legal(&self, out: &mut Vec<Action>);
+    /// `legal`, with the royal piece's own moves appended untested where that saves
+    /// work: their range in `out` (see `movegen::legal_deferred`).
+    fn legal_deferred(&self, out: &mut Vec<Action>) -> std::ops::Range<usize>;
+    /// Whether an action of the range `legal_deferred` returned is legal.
+    fn royal_move_legal(&self, a: Action) -> bool;
     /// Moves that ignore the check rule (used to explain illegal moves).
     fn pseudo_legal(&self, out: &mut Vec<Action>);
     fn make(&mut self, a: Action, events: &mut Vec<Event>);
@@ -95,6 +100,12 @@ pub(crate) struct CoreImpl<B: Bits> {
 impl<B: Bits> Core for CoreImpl<B> {
     fn legal(&self, out: &mut Vec<Action>) {
         movegen::legal(&self.pos, self.v.tables(), self.v.rules.check, out)
+    }
+    fn legal_deferred(&self, out: &mut Vec<Action>) -> std::ops::Range<usize> {
+        movegen::legal_deferred(&self.pos, self.v.tables(), self.v.rules.check, out)
+    }
+    fn royal_move_legal(&self, a: Action) -> bool {
+        movegen::royal_move_legal(&self.pos, self.v.tables(), a)
     }
     fn pseudo_legal(&self, out: &mut Vec<Action>) {
         movegen::legal(&self.pos, self.v.tables(), false, out)

@@ -539,12 +539,21 @@ impl Game {
 
     /// [`Game::judge`], keeping in `legal` (empty on entry) the legal actions it listed
     /// (none when a hook had declared the end), so that a playout need not list them
-    /// again.
+    /// again: as [`Game::try_legal_actions`] lists them when `allow` or `filter_actions`
+    /// is defined, else the same actions in the move generator's order.
     fn judge_listing(&self, legal: &mut Vec<Action>) -> Result<Option<Outcome>, ScriptError> {
         if let Some(o) = &self.rules.declared {
             return Ok(Some(o.clone()));
         }
-        *legal = self.actions()?;
+        if self.variant.hooks.as_ref().is_some_and(|h| h.defines(Hook::Allow) || h.defines(Hook::FilterActions)) {
+            *legal = self.actions()?;
+        } else {
+            // Only whether there is one matters to the judgement, and a playout draws from
+            // them as they come: the core's actions in its order, into the caller's list
+            // (no sort, no new list).
+            legal.clear();
+            self.core.legal(legal);
+        }
         let no_moves = legal.is_empty();
         let core = self.judge_core(no_moves);
         if let Some(h) = self.variant.hooks.clone()

@@ -176,13 +176,15 @@ impl Game {
 
     /// Runs the pipeline for an action known to be legal. On error, restores everything.
     pub(crate) fn apply_unchecked(&mut self, action: Action) -> Result<Vec<Event>, RuleError> {
-        self.apply_listing(action, &mut Vec::new())
+        self.apply_listing(action, &mut Vec::new())?;
+        Ok(self.last_events.clone())
     }
 
-    /// [`Game::apply_unchecked`], leaving in `legal` the legal actions after it (as
-    /// [`Game::try_legal_actions`] lists them) when the judgement listed them, or
-    /// nothing (a hook ended the game); on error `legal` holds nothing useful.
-    pub(super) fn apply_listing(&mut self, action: Action, legal: &mut Vec<Action>) -> Result<Vec<Event>, RuleError> {
+    /// [`Game::apply_unchecked`], leaving in `legal` the legal actions after it (those of
+    /// [`Game::try_legal_actions`], see `judge_listing`) when the judgement listed them, or
+    /// nothing (a hook ended the game); on error `legal` holds nothing useful. The events
+    /// are the game's last events (not returned: a playout reads none).
+    pub(super) fn apply_listing(&mut self, action: Action, legal: &mut Vec<Action>) -> Result<(), RuleError> {
         let before = Saved { core: self.core.boxed(), rules: self.rules.clone(), outcome: self.outcome.clone() };
         let hashes = self.hashes.len();
         let mut events = Vec::new();
@@ -190,8 +192,8 @@ impl Game {
         match self.pipeline(action, &mut events, legal) {
             Ok(()) => {
                 self.history.push(Arc::new(Ply { before, action, events: events.clone() }));
-                self.last_events = events.clone();
-                Ok(events)
+                self.last_events = events;
+                Ok(())
             }
             Err(e) => {
                 self.core = before.core;

@@ -10,17 +10,24 @@
 //! in the generator's order. With
 //! hooks, every action goes through the whole pipeline (hooks read the events, the ply
 //! and the history), and only the repeated listings are saved (the judgement's listing
-//! is kept as the next legal list, sorted as `legal_actions` sorts it). Either way the positions,
+//! is kept as the next legal list, in the generator's order unless `allow` or
+//! `filter_actions` lists them, sorted). Either way the positions,
 //! the legal lists and the outcomes equal the full path's (tests/playout.rs).
 
 use super::*;
+use crate::rng::Rng;
 use crate::search::Evaluator;
 
 /// A game played through the lean path. Its legal actions are kept from the last
 /// judgement; [`Playout::apply`] takes one of them by index.
 pub struct Playout {
     game: Game,
+    /// The legal actions, except those in `untested`.
     legal: Vec<Action>,
+    /// The range of `legal` whose actions the move generator left untested (the royal
+    /// piece's moves, `movegen::legal_deferred`): legal only if the core says so. Tested
+    /// all at once when the list is read, one at a time by [`Playout::play_random`].
+    untested: std::ops::Range<usize>,
     /// With hooks, the list the next judgement fills (swapped with `legal` on success).
     next: Vec<Action>,
     events: Vec<Event>,
@@ -35,21 +42,95 @@ impl Playout {
     /// A playout from this game's position (its history is kept, and plies are counted
     /// from it). The legal actions of a failing `filter_actions` hook are the error.
     pub fn new(game: Game) -> Result<Playout, RuleError> {
-        // The first listing is sorted (as `legal_actions`); later ones, without hooks,
-        // in generation order.
+        // The first listing is sorted (as `legal_actions`); later ones in generation order
+        // (sorted when `allow` or `filter_actions` lists them).
         let legal = game.try_legal_actions()?;
         let hooked = game.hooked();
         let v = &game.variant;
         let needs_events = v.draws.royal_repeat.is_some() || v.scoring.is_some();
         let plies = game.ply();
-        Ok(Playout { game, legal, next: Vec::new(), events: Vec::new(), plies, hooked, needs_events, evaluator: None })
+        Ok(Playout {
+            game,
+            legal,
+            untested: 0..0,
+            next: Vec::new(),
+            events: Vec::new(),
+            plies,
+            hooked,
+            needs_events,
+            evaluator: None,
+        })
     }
 
     /// The legal actions now (none once it is over): the same actions as
-    /// [`Game::legal_actions`]. Without hooks they come in the move generator's order,
-    /// which depends on the position alone (so playouts are reproducible), not sorted.
-    pub fn legal(&self) -> &[Action] {
+    /// [`Game::legal_actions`]. After the first ply they come in the move generator's
+    /// order, which depends on the position alone (so playouts are reproducible), not
+    /// sorted (sorted when `allow` or `filter_actions` lists them).
+    /// (`&mut`: the royal piece's moves are tested here, when the list is read.)
+    pub fn legal(&mut self) -> &[Action] {
+        self.test_all();
         &self.legal
+    }
+
+    /// Whether a legal action is left (false once it is over), testing as few actions
+    /// as it can.
+    pub fn has_legal(&mut self) -> bool {
+        if self.legal.len() > self.untested.len() {
+            return true;
+        }
+        // Only untested actions: test them in order up to the first legal one, which
+        // leaves the range.
+        while !self.untested.is_empty() {
+            let a = self.legal[self.untested.start];
+            if self.game.core.royal_move_legal(a) {
+                self.untested.start += 1;
+                return true;
+            }
+            self.legal.remove(self.untested.start);
+            self.untested.end -= 1;
+        }
+        false
+    }
+
+    /// Drops the illegal actions of the untested range (the order of the rest is kept).
+    fn test_all(&mut self) {
+        if self.untested.is_empty() {
+            return;
+        }
+        let core = &self.game.core;
+        let (start, end) = (self.untested.start, self.untested.end);
+        let mut kept = start;
+        for i in start..end {
+            let a = self.legal[i];
+            if core.royal_move_legal(a) {
+                self.legal[kept] = a;
+                kept += 1;
+            }
+        }
+        self.legal.drain(kept..end);
+        self.untested = 0..0;
+    }
+
+    /// Plays a uniformly random legal action, drawn with `rng`, and returns it; None when
+    /// there is none (the game is over, or a hook left no action). A draw among the
+    /// listed actions that falls on an illegal one (the royal piece's, tested only when
+    /// drawn) drops it and draws again, so each legal action is equally likely. The same
+    /// position and generator give the same action.
+    pub fn play_random(&mut self, rng: &mut Rng) -> Result<Option<Action>, RuleError> {
+        loop {
+            if self.legal.is_empty() {
+                return Ok(None);
+            }
+            let i = rng.below(self.legal.len() as u64) as usize;
+            let a = self.legal[i];
+            if self.untested.contains(&i) && !self.game.core.royal_move_legal(a) {
+                self.legal.remove(i);
+                self.untested.end -= 1;
+                continue;
+            }
+            self.apply_at(i)?;
+            return Ok(Some(a));
+        }
     }
 
     /// The game's position, outcome and rule state. Without hooks it has no history of
@@ -70,6 +151,12 @@ impl Playout {
     /// Applies the legal action at `index` of [`Playout::legal`]. A hook's failure is
     /// the error, and the game is as it was; an index out of range is refused.
     pub fn apply(&mut self, index: usize) -> Result<(), RuleError> {
+        self.test_all();
+        self.apply_at(index)
+    }
+
+    /// [`Playout::apply`] of the action at `index` of the list as it stands (a tested one).
+    fn apply_at(&mut self, index: usize) -> Result<(), RuleError> {
         let Some(&action) = self.legal.get(index) else {
             return Err(match &self.game.outcome {
                 Some(o) => RuleError::GameOver(o.describe()),
@@ -80,7 +167,7 @@ impl Playout {
             });
         };
         if self.hooked {
-            // The judgement's listing is the next one (sorted, through `filter_actions`);
+            // The judgement's listing is the next one (through `allow`/`filter_actions`);
             // on an error the game is as it was, and so are its legal actions.
             self.game.apply_listing(action, &mut self.next)?;
             std::mem::swap(&mut self.legal, &mut self.next);
@@ -96,6 +183,7 @@ impl Playout {
 
     /// Applies a legal action (found in [`Playout::legal`]); anything else is refused.
     pub fn apply_action(&mut self, action: Action) -> Result<(), RuleError> {
+        self.test_all();
         match self.legal.iter().position(|a| *a == action) {
             Some(i) => self.apply(i),
             None => Err(RuleError::Illegal {
@@ -125,11 +213,14 @@ impl Playout {
         g.hashes.push(g.core.hash());
         self.legal.clear();
         // In generation order (a function of the position alone): sorting took a third
-        // of a chess playout's time.
-        g.core.legal(&mut self.legal);
-        g.outcome = g.judge_core(self.legal.is_empty());
+        // of a chess playout's time. The royal piece's moves are tested when read or drawn.
+        self.untested = g.core.legal_deferred(&mut self.legal);
+        let no_moves = !self.has_legal();
+        let g = &mut self.game;
+        g.outcome = g.judge_core(no_moves);
         if g.outcome.is_some() {
             self.legal.clear();
+            self.untested = 0..0;
         }
         Ok(())
     }

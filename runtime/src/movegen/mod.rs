@@ -271,34 +271,42 @@ impl<B: Bits> Guard<B> {
             Guard::Off => true,
             Guard::Exact => exact(pos, t, a),
             Guard::Fast(g) => {
-                let (from, to) = (a.from.index(), a.to.index());
                 if royal {
-                    if a.kind == ActionKind::Shot {
-                        return exact(pos, t, a);
-                    }
-                    let them = pos.stm.opponent();
-                    let occ = (pos.occupied() ^ B::bit(from)) | B::bit(to);
-                    if pos.attacked(t, to, them, occ) {
-                        return false;
-                    }
-                    let mut cond = t.cond_attackers[them.index()];
-                    while cond != 0 {
-                        let k = cond.trailing_zeros() as usize;
-                        cond &= cond - 1;
-                        if (t.kinds[them.index()][k].rev_cond[to] & pos.pieces(them, k)).any() {
-                            return exact(pos, t, a);
-                        }
-                    }
-                    true
+                    royal_allowed(pos, t, a)
                 } else {
                     match a.kind {
                         ActionKind::EnPassant | ActionKind::Shot => exact(pos, t, a),
-                        _ => g.mask(from).has(to),
+                        _ => g.mask(a.from.index()).has(a.to.index()),
                     }
                 }
             }
         }
     }
+}
+
+/// Under the fast guard (one royal piece, plain attackers): whether the royal piece's own
+/// action `a` leaves it unattacked. [`Guard::allows`] asks this for every royal move;
+/// [`legal_deferred`] leaves it to the caller, for the moves it picks.
+#[inline]
+fn royal_allowed<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Action) -> bool {
+    if a.kind == ActionKind::Shot {
+        return exact(pos, t, a);
+    }
+    let (from, to) = (a.from.index(), a.to.index());
+    let them = pos.stm.opponent();
+    let occ = (pos.occupied() ^ B::bit(from)) | B::bit(to);
+    if pos.attacked(t, to, them, occ) {
+        return false;
+    }
+    let mut cond = t.cond_attackers[them.index()];
+    while cond != 0 {
+        let k = cond.trailing_zeros() as usize;
+        cond &= cond - 1;
+        if (t.kinds[them.index()][k].rev_cond[to] & pos.pieces(them, k)).any() {
+            return exact(pos, t, a);
+        }
+    }
+    true
 }
 
 /// Applies `a` to a copy and tests the mover's royal pieces.
@@ -309,7 +317,40 @@ fn exact<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Action) -> bool {
 }
 
 /// Appends every legal action of the side to move to `out`.
+#[inline]
 pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out: &mut Vec<Action>) {
+    generate::<B, false>(pos, t, check, out);
+}
+
+/// [`legal`], except that the ordinary moves of the royal piece are not tested where the
+/// fast guard would test each with an attack query: they are appended untested (in the
+/// same places) and their range in `out` is returned; such a move is legal if and only if
+/// [`royal_move_legal`] says so. Every other action appended is legal. A random playout
+/// tests only the moves it picks (a uniform pick among the listed actions, dropping an
+/// illegal one and picking again, is uniform over the legal ones): the king's attack
+/// tests were a third of a chess playout's time. Nothing is deferred (an empty range)
+/// when a later pass reads the list (`[combat]`, `forced_capture`, `giving_check`).
+#[inline]
+pub(crate) fn legal_deferred<B: Bits>(
+    pos: &Position<B>,
+    t: &Tables<B>,
+    check: bool,
+    out: &mut Vec<Action>,
+) -> std::ops::Range<usize> {
+    generate::<B, true>(pos, t, check, out)
+}
+
+/// Whether an action from the range [`legal_deferred`] returned for this position is legal.
+pub(crate) fn royal_move_legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Action) -> bool {
+    royal_allowed(pos, t, a)
+}
+
+fn generate<B: Bits, const DEFER: bool>(
+    pos: &Position<B>,
+    t: &Tables<B>,
+    check: bool,
+    out: &mut Vec<Action>,
+) -> std::ops::Range<usize> {
     let us = pos.stm;
     let s = us.index();
     let them = us.opponent();
@@ -318,10 +359,15 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
     let enemy = pos.by_side[them.index()];
     // A position a `[[rules.end]]` rule ends has no legal move.
     if !t.ends.is_empty() && ends::ended(pos, t).is_some() {
-        return;
+        return out.len()..out.len();
     }
     let guard = Guard::new(pos, t, check);
     let start = out.len();
+    // The royal moves are left untested only where the fast guard would test each one on
+    // its own, and no later pass reads the list.
+    let defer =
+        DEFER && matches!(guard, Guard::Fast(_)) && t.combat.is_none() && !t.forced_capture && !t.checks_illegal;
+    let mut deferred = start..start;
 
     for k in 0..t.kinds[s].len().min(MAX_KINDS) {
         let pcs = pos.by_kind[k] & own & !pos.inactive;
@@ -364,6 +410,10 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
             }
             Some(r) => (&r.list, r.when_empty),
         };
+        let defer_here = defer && royal;
+        if defer_here {
+            deferred.start = out.len();
+        }
         for from in pcs.iter() {
             let fsq = Square(from as u8);
             let mut seen = B::EMPTY;
@@ -373,7 +423,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
             let unguarded = if royal { None } else { guard.piece_mask(from) };
             let push = |out: &mut Vec<Action>, to: usize, kind: ActionKind| {
                 let a = Action::new(fsq, Square(to as u8), kind);
-                if !guard.allows(pos, t, a, royal) {
+                if !defer_here && !guard.allows(pos, t, a, royal) {
                     return;
                 }
                 if kind != ActionKind::Shot && zone.has(to) {
@@ -440,6 +490,9 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
                 }
             }
         }
+        if defer_here {
+            deferred.end = out.len();
+        }
     }
 
     if let Some(h) = t.hand.as_deref() {
@@ -452,6 +505,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
     if t.forced_capture || t.checks_illegal {
         ends::filter(pos, t, out, start);
     }
+    deferred
 }
 
 /// Every drop from the hand of the side to move: each kind held onto each empty square of

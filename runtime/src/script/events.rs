@@ -6,33 +6,35 @@
 //! the same size, so that even `pairs` walks it in the same order (the tests below
 //! compare both ways for every kind of event). The rare events that carry free text or
 //! an outcome still go through JSON.
+//!
+//! The whole list is filled in one protected call through Lua's C API, its strings read
+//! from one table of them made once per state: a protected call per field (what
+//! `Table::raw_set` makes) cost more than the rest of a hooked playout's hook.
 
-use mlua::{Lua, LuaString, Table, Value};
+use std::ffi::c_int;
+
+use mlua::{Lua, MultiValue, Table, Value, ffi};
 
 use super::api::{Names, json_to_lua};
 use crate::event::Event;
 use crate::variant::{Cause, Variant};
 
-/// The keys and event names as Lua strings, made once per state (kept in its app data).
-struct Keys {
-    event: LuaString,
-    side: LuaString,
-    kind: LuaString,
-    from: LuaString,
-    to: LuaString,
-    square: LuaString,
-    amount: LuaString,
-    hp: LuaString,
-    cause: LuaString,
-    by: LuaString,
-    note: LuaString,
-    king: LuaString,
-    rook: LuaString,
-    /// Event names, by [`name_index`].
-    names: Vec<LuaString>,
-    /// Cause names, by [`cause_index`].
-    causes: Vec<LuaString>,
-}
+/// The keys, in the order of [`STRINGS`]'s first entries.
+const KEYS: [&str; 13] =
+    ["event", "side", "kind", "from", "to", "square", "amount", "hp", "cause", "by", "note", "king", "rook"];
+const EVENT: i64 = 1;
+const SIDE: i64 = 2;
+const KIND: i64 = 3;
+const FROM: i64 = 4;
+const TO: i64 = 5;
+const SQUARE: i64 = 6;
+const AMOUNT: i64 = 7;
+const HP: i64 = 8;
+const CAUSE: i64 = 9;
+const BY: i64 = 10;
+const NOTE: i64 = 11;
+const KING: i64 = 12;
+const ROOK: i64 = 13;
 
 const EVENT_NAMES: [&str; 15] = [
     "moved", "captured", "damaged", "killed", "landed", "bounced", "shot", "frozen", "returned", "dropped", "banked",
@@ -41,151 +43,232 @@ const EVENT_NAMES: [&str; 15] = [
 
 const CAUSES: [Cause; 5] = [Cause::Primary, Cause::Aoe, Cause::Counter, Cause::EnPassant, Cause::Rule];
 
-fn cause_index(c: Cause) -> usize {
-    CAUSES.iter().position(|&x| x == c).expect("every cause is listed")
+/// Where each group of strings starts in the sequence (1-based, as Lua indexes it).
+#[derive(Clone, Copy)]
+struct Offsets {
+    names: i64,
+    causes: i64,
+    squares: i64,
+    kinds: i64,
+    sides: i64,
 }
 
-impl Keys {
-    fn new(lua: &Lua) -> mlua::Result<Keys> {
-        let s = |t: &str| lua.create_string(t);
-        Ok(Keys {
-            event: s("event")?,
-            side: s("side")?,
-            kind: s("kind")?,
-            from: s("from")?,
-            to: s("to")?,
-            square: s("square")?,
-            amount: s("amount")?,
-            hp: s("hp")?,
-            cause: s("cause")?,
-            by: s("by")?,
-            note: s("note")?,
-            king: s("king")?,
-            rook: s("rook")?,
-            names: EVENT_NAMES.iter().map(|n| s(n)).collect::<mlua::Result<_>>()?,
-            causes: CAUSES.iter().map(|c| s(c.name())).collect::<mlua::Result<_>>()?,
-        })
-    }
+/// Every string an event table holds, as one Lua sequence: the keys, the event names,
+/// the causes, then the variant's squares, kinds and sides (made once per state, kept
+/// in its app data: a state serves one variant).
+struct Strings {
+    table: Table,
+    at: Offsets,
+}
 
-    fn name(&self, n: &str) -> &LuaString {
-        &self.names[EVENT_NAMES.iter().position(|&x| x == n).expect("a listed event name")]
+impl Strings {
+    fn new(lua: &Lua, n: &Names) -> mlua::Result<Strings> {
+        let mut all: Vec<mlua::LuaString> = Vec::new();
+        for k in KEYS {
+            all.push(lua.create_string(k)?);
+        }
+        let names = all.len() as i64 + 1;
+        for name in EVENT_NAMES {
+            all.push(lua.create_string(name)?);
+        }
+        let causes = all.len() as i64 + 1;
+        for c in CAUSES {
+            all.push(lua.create_string(c.name())?);
+        }
+        let squares = all.len() as i64 + 1;
+        all.extend(n.squares.iter().cloned());
+        let kinds = all.len() as i64 + 1;
+        all.extend(n.kinds.iter().cloned());
+        let sides = all.len() as i64 + 1;
+        all.extend(n.sides.iter().cloned());
+        Ok(Strings { table: lua.create_sequence_from(all)?, at: Offsets { names, causes, squares, kinds, sides } })
     }
+}
+
+fn name_index(n: &str) -> i64 {
+    EVENT_NAMES.iter().position(|&x| x == n).expect("a listed event name") as i64
+}
+
+fn cause_index(c: Cause) -> i64 {
+    CAUSES.iter().position(|&x| x == c).expect("every cause is listed") as i64
+}
+
+/// Whether an event's table is made through JSON (free text or an outcome in it).
+fn through_json(e: &Event) -> bool {
+    matches!(e, Event::Scored { .. } | Event::TableScored { .. } | Event::Note { .. } | Event::Ended { .. })
 }
 
 /// The events as a Lua sequence of tables.
 pub(crate) fn table(lua: &Lua, names: &Names, v: &Variant, events: &[Event]) -> mlua::Result<Table> {
-    if lua.app_data_ref::<Keys>().is_none() {
-        let keys = Keys::new(lua)?;
-        lua.set_app_data(keys);
+    if lua.app_data_ref::<Strings>().is_none() {
+        let strings = Strings::new(lua, names)?;
+        lua.set_app_data(strings);
     }
-    let keys = lua.app_data_ref::<Keys>().expect("set just above");
-    let t = lua.create_table_with_capacity(events.len(), 0)?;
-    for (i, e) in events.iter().enumerate() {
-        t.raw_set(i + 1, one(lua, &keys, names, v, e)?)?;
+    let (strings, at) = {
+        let s = lua.app_data_ref::<Strings>().expect("set just above");
+        (s.table.clone(), s.at)
+    };
+    // The arguments of the protected call: the strings, then the tables of the events
+    // that go through JSON, in their order.
+    let mut args = MultiValue::new();
+    args.push_back(Value::Table(strings));
+    for e in events.iter().filter(|e| through_json(e)) {
+        args.push_back(json_to_lua(lua, &e.to_json(v))?);
     }
-    Ok(t)
+    // SAFETY: `fill` uses only the C API on the stack that `exec_raw` gives it (the
+    // arguments at 1.., room checked first) and leaves the one result there. A Lua error
+    // in it (out of memory) unwinds to `exec_raw`'s protected call, over frames that own
+    // nothing to drop (references, integers and copies only).
+    unsafe { lua.exec_raw::<Table>(args, |l| fill(l, at, events)) }
 }
 
-/// One event's table: its keys in sorted order, as `json_to_lua` fills an object.
-fn one(lua: &Lua, k: &Keys, n: &Names, v: &Variant, e: &Event) -> mlua::Result<Value> {
-    let sq = |s: &crate::geometry::Square| &n.squares[s.index()];
-    let kind = |id: &crate::piece::KindId| &n.kinds[id.index()];
-    let side = |s: &crate::piece::Side| &n.sides[s.index()];
-    let obj = |len: usize| lua.create_table_with_capacity(0, len);
-    let t = match e {
-        // event, from, kind, side, to
-        Event::Moved { side: s, kind: kd, from, to } | Event::Shot { side: s, kind: kd, from, to } => {
-            let t = obj(5)?;
-            t.raw_set(&k.event, k.name(if matches!(e, Event::Moved { .. }) { "moved" } else { "shot" }))?;
-            t.raw_set(&k.from, sq(from))?;
-            t.raw_set(&k.kind, kind(kd))?;
-            t.raw_set(&k.side, side(s))?;
-            t.raw_set(&k.to, sq(to))?;
-            t
+/// Pushes string `i` of the strings table (at stack index 1).
+unsafe fn string(l: *mut ffi::lua_State, i: i64) {
+    unsafe { ffi::lua_rawgeti(l, 1, i) };
+}
+
+/// Sets `key` (a string's index) of the table on top to string `value`.
+unsafe fn set_string(l: *mut ffi::lua_State, key: i64, value: i64) {
+    unsafe {
+        string(l, key);
+        string(l, value);
+        ffi::lua_rawset(l, -3);
+    }
+}
+
+/// Sets `key` of the table on top to an integer.
+unsafe fn set_int(l: *mut ffi::lua_State, key: i64, value: i64) {
+    unsafe {
+        string(l, key);
+        ffi::lua_pushinteger(l, value);
+        ffi::lua_rawset(l, -3);
+    }
+}
+
+/// Builds the sequence of event tables and leaves it alone on the stack.
+unsafe fn fill(l: *mut ffi::lua_State, at: Offsets, events: &[Event]) {
+    unsafe {
+        ffi::luaL_checkstack(l, 8, std::ptr::null());
+        let result = ffi::lua_gettop(l) + 1;
+        ffi::lua_createtable(l, c_int::try_from(events.len()).unwrap_or(c_int::MAX), 0);
+        let mut json = 2;
+        for (i, e) in events.iter().enumerate() {
+            if through_json(e) {
+                ffi::lua_pushvalue(l, json);
+                json += 1;
+            } else {
+                one(l, at, e);
+            }
+            ffi::lua_rawseti(l, result, i as i64 + 1);
         }
-        // event, kind, side, square
-        Event::Captured { side: s, kind: kd, square }
-        | Event::Killed { side: s, kind: kd, square }
-        | Event::Dropped { side: s, kind: kd, square }
-        | Event::Banked { side: s, kind: kd, square }
-        | Event::Removed { side: s, kind: kd, square }
-        | Event::Placed { side: s, kind: kd, square } => {
-            let name = match e {
-                Event::Captured { .. } => "captured",
-                Event::Killed { .. } => "killed",
-                Event::Dropped { .. } => "dropped",
-                Event::Banked { .. } => "banked",
-                Event::Removed { .. } => "removed",
-                _ => "placed",
-            };
-            let t = obj(4)?;
-            t.raw_set(&k.event, k.name(name))?;
-            t.raw_set(&k.kind, kind(kd))?;
-            t.raw_set(&k.side, side(s))?;
-            t.raw_set(&k.square, sq(square))?;
-            t
+        ffi::lua_replace(l, 1);
+        ffi::lua_settop(l, 1);
+    }
+}
+
+/// Pushes one event's table: its keys in sorted order, as `json_to_lua` fills an object.
+unsafe fn one(l: *mut ffi::lua_State, at: Offsets, e: &Event) {
+    let sq = |s: &crate::geometry::Square| at.squares + s.index() as i64;
+    let kind = |id: &crate::piece::KindId| at.kinds + id.index() as i64;
+    let side = |s: &crate::piece::Side| at.sides + s.index() as i64;
+    let name = |n: &str| at.names + name_index(n);
+    let obj = |len: c_int| unsafe { ffi::lua_createtable(l, 0, len) };
+    unsafe {
+        match e {
+            // event, from, kind, side, to
+            Event::Moved { side: s, kind: kd, from, to } | Event::Shot { side: s, kind: kd, from, to } => {
+                obj(5);
+                set_string(l, EVENT, name(if matches!(e, Event::Moved { .. }) { "moved" } else { "shot" }));
+                set_string(l, FROM, sq(from));
+                set_string(l, KIND, kind(kd));
+                set_string(l, SIDE, side(s));
+                set_string(l, TO, sq(to));
+            }
+            // event, kind, side, square
+            Event::Captured { side: s, kind: kd, square }
+            | Event::Killed { side: s, kind: kd, square }
+            | Event::Dropped { side: s, kind: kd, square }
+            | Event::Banked { side: s, kind: kd, square }
+            | Event::Removed { side: s, kind: kd, square }
+            | Event::Placed { side: s, kind: kd, square } => {
+                let n = match e {
+                    Event::Captured { .. } => "captured",
+                    Event::Killed { .. } => "killed",
+                    Event::Dropped { .. } => "dropped",
+                    Event::Banked { .. } => "banked",
+                    Event::Removed { .. } => "removed",
+                    _ => "placed",
+                };
+                obj(4);
+                set_string(l, EVENT, name(n));
+                set_string(l, KIND, kind(kd));
+                set_string(l, SIDE, side(s));
+                set_string(l, SQUARE, sq(square));
+            }
+            // amount, by, cause, event, hp, kind, note, side, square
+            Event::Damaged { side: s, kind: kd, square, amount, hp, cause, by, note } => {
+                obj(9);
+                set_int(l, AMOUNT, *amount);
+                if let Some(b) = by {
+                    set_string(l, BY, sq(b));
+                }
+                set_string(l, CAUSE, at.causes + cause_index(*cause));
+                set_string(l, EVENT, name("damaged"));
+                set_int(l, HP, *hp);
+                set_string(l, KIND, kind(kd));
+                string(l, NOTE);
+                ffi::lua_pushlstring(l, note.as_ptr().cast(), note.len());
+                ffi::lua_rawset(l, -3);
+                set_string(l, SIDE, side(s));
+                set_string(l, SQUARE, sq(square));
+            }
+            // event, from, side, to
+            Event::Landed { side: s, from, to } => {
+                obj(4);
+                set_string(l, EVENT, name("landed"));
+                set_string(l, FROM, sq(from));
+                set_string(l, SIDE, side(s));
+                set_string(l, TO, sq(to));
+            }
+            // event, side, square
+            Event::Bounced { side: s, square } | Event::Frozen { side: s, square } => {
+                obj(3);
+                set_string(l, EVENT, name(if matches!(e, Event::Bounced { .. }) { "bounced" } else { "frozen" }));
+                set_string(l, SIDE, side(s));
+                set_string(l, SQUARE, sq(square));
+            }
+            // event, from, side, square, to
+            Event::Returned { side: s, square, from, to } | Event::Promoted { side: s, square, from, to } => {
+                obj(5);
+                set_string(l, EVENT, name(if matches!(e, Event::Returned { .. }) { "returned" } else { "promoted" }));
+                set_string(l, FROM, kind(from));
+                set_string(l, SIDE, side(s));
+                set_string(l, SQUARE, sq(square));
+                set_string(l, TO, kind(to));
+            }
+            // event, king, rook, side
+            Event::Castled { side: s, king_from, king_to, rook_from, rook_to } => {
+                let pair = |key: i64, a, b| {
+                    string(l, key);
+                    ffi::lua_createtable(l, 2, 0);
+                    string(l, sq(a));
+                    ffi::lua_rawseti(l, -2, 1);
+                    string(l, sq(b));
+                    ffi::lua_rawseti(l, -2, 2);
+                    ffi::lua_rawset(l, -3);
+                };
+                obj(4);
+                set_string(l, EVENT, name("castled"));
+                pair(KING, king_from, king_to);
+                pair(ROOK, rook_from, rook_to);
+                set_string(l, SIDE, side(s));
+            }
+            // Made through JSON (`through_json`): `fill` never asks for them here.
+            Event::Scored { .. } | Event::TableScored { .. } | Event::Note { .. } | Event::Ended { .. } => {
+                ffi::lua_pushnil(l);
+            }
         }
-        // amount, by, cause, event, hp, kind, note, side, square
-        Event::Damaged { side: s, kind: kd, square, amount, hp, cause, by, note } => {
-            let t = obj(9)?;
-            t.raw_set(&k.amount, *amount)?;
-            t.raw_set(&k.by, by.as_ref().map(sq))?;
-            t.raw_set(&k.cause, &k.causes[cause_index(*cause)])?;
-            t.raw_set(&k.event, k.name("damaged"))?;
-            t.raw_set(&k.hp, *hp)?;
-            t.raw_set(&k.kind, kind(kd))?;
-            t.raw_set(&k.note, lua.create_string(note)?)?;
-            t.raw_set(&k.side, side(s))?;
-            t.raw_set(&k.square, sq(square))?;
-            t
-        }
-        // event, from, side, to
-        Event::Landed { side: s, from, to } => {
-            let t = obj(4)?;
-            t.raw_set(&k.event, k.name("landed"))?;
-            t.raw_set(&k.from, sq(from))?;
-            t.raw_set(&k.side, side(s))?;
-            t.raw_set(&k.to, sq(to))?;
-            t
-        }
-        // event, side, square
-        Event::Bounced { side: s, square } | Event::Frozen { side: s, square } => {
-            let t = obj(3)?;
-            t.raw_set(&k.event, k.name(if matches!(e, Event::Bounced { .. }) { "bounced" } else { "frozen" }))?;
-            t.raw_set(&k.side, side(s))?;
-            t.raw_set(&k.square, sq(square))?;
-            t
-        }
-        // event, from, side, square, to
-        Event::Returned { side: s, square, from, to } | Event::Promoted { side: s, square, from, to } => {
-            let t = obj(5)?;
-            t.raw_set(&k.event, k.name(if matches!(e, Event::Returned { .. }) { "returned" } else { "promoted" }))?;
-            t.raw_set(&k.from, kind(from))?;
-            t.raw_set(&k.side, side(s))?;
-            t.raw_set(&k.square, sq(square))?;
-            t.raw_set(&k.to, kind(to))?;
-            t
-        }
-        // event, king, rook, side
-        Event::Castled { side: s, king_from, king_to, rook_from, rook_to } => {
-            let pair = |a, b| -> mlua::Result<Table> {
-                let p = lua.create_table_with_capacity(2, 0)?;
-                p.raw_set(1, sq(a))?;
-                p.raw_set(2, sq(b))?;
-                Ok(p)
-            };
-            let t = obj(4)?;
-            t.raw_set(&k.event, k.name("castled"))?;
-            t.raw_set(&k.king, pair(king_from, king_to)?)?;
-            t.raw_set(&k.rook, pair(rook_from, rook_to)?)?;
-            t.raw_set(&k.side, side(s))?;
-            t
-        }
-        Event::Scored { .. } | Event::TableScored { .. } | Event::Note { .. } | Event::Ended { .. } => {
-            return json_to_lua(lua, &e.to_json(v));
-        }
-    };
-    Ok(Value::Table(t))
+    }
 }
 
 #[cfg(test)]

@@ -22,8 +22,10 @@ mod allow;
 mod api;
 mod events;
 
-use std::sync::Arc;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState};
@@ -565,12 +567,21 @@ fn misspelt_hooks(lua: &Lua, builtins: &[String], scripts: &[Script]) -> Vec<Pro
 /// refuse a pattern whose worst case on its subject is too long for one call. The
 /// deadline (`time_limit_ms` of the thread's CPU time, 0 for none) is the backstop for what nothing
 /// counts, such as `..` on long strings.
+///
+/// Reading the thread's CPU clock is a system call (about 3 µs on a busy virtual machine:
+/// it made a hooked playout ply several times dearer than its Lua), so the checks read
+/// the wall clock instead (no system call), which a thread's CPU time cannot outrun, and
+/// read the CPU clock only once the wall clock says the deadline may have passed. A call
+/// starts from a reading of the CPU clock at most [`CPU_MARK_AGE`] old, plus the wall
+/// time since: the deadline is never early, and at most that much late.
 #[derive(Clone)]
 struct Watch {
     budget: Arc<AtomicU64>,
-    /// Nanoseconds after `epoch`.
+    /// In the thread's CPU time (see [`cpu_now`]).
     deadline: Arc<AtomicU64>,
-    epoch: std::time::Instant,
+    /// Nanoseconds of wall time after `epoch` before which the deadline cannot have passed.
+    wall_deadline: Arc<AtomicU64>,
+    epoch: Instant,
     limit: u64,
     time_ms: u64,
     /// A limit was reached in this call: `pcall` and `xpcall` pass the error on (a hook
@@ -594,6 +605,38 @@ fn thread_cpu_nanos() -> Option<u64> {
     None
 }
 
+/// How old a reading of the CPU clock a hook call may start from (see [`Watch`]).
+const CPU_MARK_AGE: Duration = Duration::from_millis(1);
+
+thread_local! {
+    /// This thread's last reading of its CPU clock, and the instant it was taken.
+    static CPU_MARK: Cell<Option<(Instant, u64)>> = const { Cell::new(None) };
+}
+
+/// The time this thread has run, in nanoseconds, read from the clock at `now`: CPU time
+/// where the system gives it (a hook's limit must not depend on how busy the machine is:
+/// a thread waiting for a core is not a runaway), else wall time since the first reading
+/// in the process. A hook call starts and is checked on one thread, so readings compare.
+fn cpu_now(now: Instant) -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let cpu = thread_cpu_nanos()
+        .unwrap_or_else(|| now.saturating_duration_since(*EPOCH.get_or_init(|| now)).as_nanos() as u64);
+    CPU_MARK.set(Some((now, cpu)));
+    cpu
+}
+
+/// [`cpu_now`], or a bound at most [`CPU_MARK_AGE`] above it: the thread's last reading
+/// plus the wall time since (CPU time cannot outrun the wall clock), while that reading
+/// is recent enough.
+fn cpu_at_most(now: Instant) -> u64 {
+    match CPU_MARK.get() {
+        Some((at, cpu)) if now.saturating_duration_since(at) <= CPU_MARK_AGE => {
+            cpu.saturating_add(now.saturating_duration_since(at).as_nanos() as u64)
+        }
+        _ => cpu_now(now),
+    }
+}
+
 /// The most steps a pattern function may need in the worst case (backtracking), about
 /// 10–30 ms of C.
 const PATTERN_STEPS: f64 = 1e7;
@@ -606,25 +649,26 @@ impl Watch {
         Watch {
             budget: Arc::new(AtomicU64::new(limits.instruction_limit.max(1))),
             deadline: Arc::new(AtomicU64::new(0)),
-            epoch: std::time::Instant::now(),
+            wall_deadline: Arc::new(AtomicU64::new(0)),
+            epoch: Instant::now(),
             limit: limits.instruction_limit.max(1),
             time_ms: limits.time_limit_ms as u64,
             tripped: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
     }
 
-    /// The time this thread has run, in nanoseconds after `epoch`: CPU time where the
-    /// system gives it (a hook's limit must not depend on how busy the machine is: a
-    /// thread waiting for a core is not a runaway), else wall time. A hook call starts
-    /// and is checked on one thread, so the two readings compare.
-    fn now(&self) -> u64 {
-        thread_cpu_nanos().unwrap_or_else(|| self.epoch.elapsed().as_nanos() as u64)
+    /// Nanoseconds of wall time from `epoch` to `now`.
+    fn wall(&self, now: Instant) -> u64 {
+        now.saturating_duration_since(self.epoch).as_nanos() as u64
     }
 
     /// A new call: a full budget, and the deadline from now.
     fn start(&self) {
         self.budget.store(self.limit, Ordering::Relaxed);
-        self.deadline.store(self.now() + self.time_ms * 1_000_000, Ordering::Relaxed);
+        let now = Instant::now();
+        let allowed = self.time_ms.saturating_mul(1_000_000);
+        self.deadline.store(cpu_at_most(now).saturating_add(allowed), Ordering::Relaxed);
+        self.wall_deadline.store(self.wall(now).saturating_add(allowed), Ordering::Relaxed);
         self.tripped.store(false, Ordering::Relaxed);
     }
 
@@ -642,7 +686,23 @@ impl Watch {
     }
 
     fn overdue(&self) -> bool {
-        self.time_ms > 0 && self.now() > self.deadline.load(Ordering::Relaxed)
+        if self.time_ms == 0 {
+            return false;
+        }
+        let now = Instant::now();
+        let wall = self.wall(now);
+        if wall <= self.wall_deadline.load(Ordering::Relaxed) {
+            return false;
+        }
+        // The deadline may have passed: ask the CPU clock.
+        let cpu = cpu_now(now);
+        let deadline = self.deadline.load(Ordering::Relaxed);
+        if cpu > deadline {
+            return true;
+        }
+        // Not yet; nor can it pass before the wall clock has run what is left.
+        self.wall_deadline.store(wall.saturating_add(deadline - cpu), Ordering::Relaxed);
+        false
     }
 
     fn budget_message(&self) -> String {
