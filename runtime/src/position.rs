@@ -277,8 +277,8 @@ impl<B: Bits> Position<B> {
                 ActionKind::Castle(i) => {
                     let c = &t.castles[i as usize];
                     // Both leave before either lands (they may swap squares).
-                    let (k, r) = (self.promoted.has(c.king), self.promoted.has(c.rook));
-                    for (on, sq) in [(k, c.king), (r, c.rook)] {
+                    let (k, r) = (self.promoted.has(a.from.index()), self.promoted.has(c.rook));
+                    for (on, sq) in [(k, a.from.index()), (r, c.rook)] {
                         if on {
                             self.mark_promoted(t, sq);
                         }
@@ -387,6 +387,12 @@ impl<B: Bits> Position<B> {
         }
     }
 
+    /// Where a free castling's king stands: the first piece of its kind on its rank.
+    #[inline]
+    pub(crate) fn castle_king(&self, side: Side, f: &crate::movegen::tables::FreeCastle<B>) -> Option<usize> {
+        (self.pieces(side, f.king_kind) & f.home).iter().next()
+    }
+
     pub(crate) fn set_castling(&mut self, t: &Tables<B>, rights: u32) {
         let mut changed = self.castling ^ rights;
         while changed != 0 {
@@ -462,7 +468,11 @@ impl<B: Bits> Position<B> {
                 Piece::from_code(self.code(sq))
                     .is_some_and(|p| p.side == c.side && kind.is_none_or(|k| k == p.kind.index()))
             };
-            if !ok(c.king, c.king_kind) || !ok(c.rook, c.rook_kind) {
+            let king = match &c.free {
+                Some(f) => self.castle_king(c.side, f).unwrap_or(c.king),
+                None => c.king,
+            };
+            if !ok(king, c.king_kind) || !ok(c.rook, c.rook_kind) {
                 rights &= !(1 << i);
             }
         }
@@ -500,7 +510,7 @@ impl<B: Bits> Position<B> {
         // except with combat, where the attacked piece may survive: there the rights are
         // checked after the attack (see `keep_castling_pieces`).
         let keep_to = if t.combat.is_some() { u32::MAX } else { t.castle_keep[to] };
-        let rights = self.castling & t.castle_keep[from] & keep_to;
+        let rights = self.castling & t.castle_keep[from] & keep_to & t.castle_keep_code[code as usize];
         if rights != self.castling {
             self.set_castling(t, rights);
         }
@@ -526,15 +536,17 @@ impl<B: Bits> Position<B> {
         let mut taken: Option<(usize, u8)> = None;
         match a.kind {
             ActionKind::Castle(i) => {
+                // The king castles from where it stands (a free castling's king may
+                // stand anywhere on its rank).
                 let c = &t.castles[i as usize];
-                let kc = self.remove(t, c.king);
+                let kc = self.remove(t, from);
                 let rc = self.remove(t, c.rook);
                 self.put(t, c.king_to, kc);
                 self.put(t, c.rook_to, rc);
                 if S::ON {
                     ev.push(Event::Castled {
                         side: us,
-                        king_from: Square(c.king as u8),
+                        king_from: a.from,
                         king_to: Square(c.king_to as u8),
                         rook_from: Square(c.rook as u8),
                         rook_to: Square(c.rook_to as u8),

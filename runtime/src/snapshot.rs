@@ -330,12 +330,9 @@ fn board_json(v: &Variant, s: &Setup) -> Value {
         .iter()
         .map(|&(sq, p)| json!({"square": v.square_name(sq), "kind": v.kind(p.kind).name, "side": p.side.name()}))
         .collect();
-    let castling: Vec<String> = v
-        .castling
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| s.castling & (1 << i) != 0)
-        .map(|(_, c)| c.right.to_string())
+    let castling: Vec<String> = (0..v.castling.len())
+        .filter(|i| s.castling & (1 << i) != 0)
+        .map(|i| fen::castling_letter(v, &s.pieces, i).to_string())
         .collect();
     json!({
         "to_move": s.to_move.name(),
@@ -474,11 +471,11 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
             let mut bits = 0;
             for r in list.as_array().ok_or_else(|| field("castling", "expected a list of rights"))? {
                 let r = r.as_str().ok_or_else(|| field("castling", "expected a list of rights (letters)"))?;
-                let i = v
-                    .castling
-                    .iter()
-                    .position(|c| c.right.to_string() == r)
-                    .ok_or_else(|| field("castling", format!("`{r}` is not a castling right of this variant")))?;
+                let mut letters = r.chars();
+                let i = match (letters.next(), letters.next()) {
+                    (Some(c), None) => fen::castling_entry(v, &pieces, c).map_err(|e| field("castling", e))?,
+                    _ => return Err(field("castling", format!("`{r}` is not a castling right of this variant"))),
+                };
                 bits |= 1 << i;
             }
             bits
