@@ -47,6 +47,8 @@ pub(crate) struct Position<B: Bits> {
     pub hands: [Reserve<u8>; 2],
     /// Pieces that arrived by promotion (tracked with hands: they revert when taken).
     pub promoted: B,
+    /// Checks given by each side (counted when an end rule counts them).
+    pub checks: [u8; 2],
 }
 
 /// Frozen squares of one side, oldest first.
@@ -119,6 +121,7 @@ impl<B: Bits> Position<B> {
             combat: None,
             hands: [Reserve::default(), Reserve::default()],
             promoted: B::EMPTY,
+            checks: [0; 2],
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
@@ -165,6 +168,11 @@ impl<B: Bits> Position<B> {
             p.hash ^= t.zobrist.ep[sq.index()];
         }
         p.ep_victim = s.ep_victim.map_or(0, |v| v.0);
+        if t.count_checks {
+            for side in Side::BOTH {
+                p.set_checks(t, side, s.checks[side.index()]);
+            }
+        }
         p.init_combat(t, s);
         p
     }
@@ -191,6 +199,24 @@ impl<B: Bits> Position<B> {
                 std::array::from_fn(|k| self.hands[side].count(KindId(k as u8)).min(u8::MAX as u32) as u8)
             }),
             promoted: self.promoted.iter().map(|s| Square(s as u8)).collect(),
+            checks: self.checks,
+        }
+    }
+
+    /// Sets the checks `side` has given, keeping the hash.
+    fn set_checks(&mut self, t: &Tables<B>, side: Side, n: u8) {
+        let key = |n: u8| t.zobrist.checks[side.index() * 256 + n as usize];
+        self.hash ^= key(self.checks[side.index()]) ^ key(n);
+        self.checks[side.index()] = n;
+    }
+
+    /// After `us` moved (the turn has passed): one more check given, if the opponent's
+    /// royal piece is attacked now.
+    #[inline]
+    fn count_check(&mut self, t: &Tables<B>, us: Side) {
+        if t.count_checks && self.royal_attacked(t, us.opponent()) {
+            let n = self.checks[us.index()].saturating_add(1);
+            self.set_checks(t, us, n);
         }
     }
 
@@ -242,6 +268,7 @@ impl<B: Bits> Position<B> {
         }
         self.stm = us.opponent();
         self.hash ^= t.zobrist.side;
+        self.count_check(t, us);
     }
 
     /// A capture with hands: the taken piece changes side into the taker's hand, as the
@@ -529,6 +556,7 @@ impl<B: Bits> Position<B> {
             }
             self.stm = us.opponent();
             self.hash ^= t.zobrist.side;
+            self.count_check(t, us);
             return;
         }
 
@@ -646,6 +674,7 @@ impl<B: Bits> Position<B> {
         }
         self.stm = us.opponent();
         self.hash ^= t.zobrist.side;
+        self.count_check(t, us);
     }
 
     /// After a skipping move: the squares passed over become en-passant targets, kept

@@ -166,7 +166,7 @@ impl Game {
 }
 
 /// The fields that describe the position (read by [`setup_from_json`]).
-const POSITION: [&str; 12] = [
+const POSITION: [&str; 13] = [
     "pieces",
     "to_move",
     "castling",
@@ -179,6 +179,7 @@ const POSITION: [&str; 12] = [
     "waiting",
     "hands",
     "promoted",
+    "checks",
 ];
 
 /// The game of a `history` object: its start, then its moves.
@@ -320,6 +321,10 @@ fn position_json(v: &Variant, s: &Setup) -> Value {
     if v.hand().is_some() {
         out["hands"] = kinds_json(v, &s.hands);
         out["promoted"] = json!(s.promoted.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>());
+    }
+    // Checks given, only where an end rule counts them.
+    if v.check_count().is_some() {
+        out["checks"] = json!({"white": s.checks[0], "black": s.checks[1]});
     }
     out
 }
@@ -538,6 +543,18 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
     if v.hand().is_none() && hands.iter().flatten().any(|&n| n > 0) {
         return Err(field("hands", format!("{} has no hands (no [reserve])", v.name)));
     }
+    let mut checks = base.map_or([0; 2], |b| b.checks);
+    if let Some(c) = obj.get("checks") {
+        let Some(count) = v.check_count() else {
+            return Err(field("checks", format!("{} does not count checks", v.name)));
+        };
+        for side in Side::BOTH {
+            checks[side.index()] =
+                c.get(side.name()).and_then(Value::as_u64).filter(|&n| n <= count as u64).ok_or_else(|| {
+                    field("checks", format!("expected {{\"white\": n, \"black\": n}}, the checks given, 0 to {count}"))
+                })? as u8;
+        }
+    }
     let setup = Setup {
         pieces,
         to_move,
@@ -554,6 +571,7 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
         guard,
         hands,
         promoted: squares("promoted", base.map(|b| b.promoted.clone()))?,
+        checks,
     };
     Ok(setup)
 }

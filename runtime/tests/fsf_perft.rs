@@ -46,6 +46,7 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("racingkings", "racingkings", 4),
     ("shatranj", "shatranj", 4),
     ("makruk", "makruk", 4),
+    ("3check", "3check", 4),
 ];
 
 /// Variants whose setups are dealt (`[setup] deal`, Chess960): varia's name, FSF's
@@ -68,6 +69,15 @@ const DEALT_FENS: &[(&str, &str, &str, u32)] = &[
     ("chess960", "fischerandom", "1r2k1r1/8/8/8/8/8/8/1R3KR1 b KQkq - 0 1", 4),
     ("chess960", "fischerandom", "4k3/8/8/8/8/8/8/qR1K3R w HB - 0 1", 4),
     ("chess960", "fischerandom", "rk5r/8/8/8/8/8/8/R1R1K2R w Ak - 0 1", 4),
+];
+
+/// Positions given by FEN for rules a random walk seldom reaches (castling written as in
+/// chess): three-check one check from the end, for one side and for both, with the
+/// counts as FSF writes them (`1+3`: white needs one more check).
+const FENS: &[(&str, &str, &str, u32)] = &[
+    ("3check", "3check", "4k3/8/8/8/8/8/8/4K2R w K - 1+3 0 1", 4),
+    ("3check", "3check", "r3k2r/pppq1ppp/8/8/8/8/PPPQ1PPP/R3K2R w KQkq - 1+1 0 1", 3),
+    ("3check", "3check", "4k3/8/8/8/8/8/8/4K2R b K - 0+3 0 1", 3),
 ];
 
 /// The variants to compare: all, or those named in `VARIA_FSF_ONLY` (comma-separated),
@@ -129,12 +139,24 @@ impl Fsf {
         self.divide_from(variant, None, moves, depth)
     }
 
-    /// The same from a FEN (with `UCI_Chess960` on) instead of the start.
+    /// The same from a FEN of a dealt setup (with `UCI_Chess960` on) instead of the start.
     fn divide_from(&mut self, variant: &str, fen: Option<&str>, moves: &[String], depth: u32) -> BTreeMap<String, u64> {
+        self.divide_fen(variant, fen, fen.is_some(), moves, depth)
+    }
+
+    /// The same from a FEN, with `UCI_Chess960` as `c960` says.
+    fn divide_fen(
+        &mut self,
+        variant: &str,
+        fen: Option<&str>,
+        c960: bool,
+        moves: &[String],
+        depth: u32,
+    ) -> BTreeMap<String, u64> {
         let moves = if moves.is_empty() { String::new() } else { format!(" moves {}", moves.join(" ")) };
-        let (c960, start) = match fen {
-            Some(f) => ("true", format!("fen {f}")),
-            None => ("false", "startpos".to_string()),
+        let start = match fen {
+            Some(f) => format!("fen {f}"),
+            None => "startpos".to_string(),
         };
         writeln!(
             self.input,
@@ -237,9 +259,12 @@ fn perft_from_dealt_setups_agrees_with_fairy_stockfish() {
             eprintln!("{name} setup {n}: perft {depth} = {} (as FSF's {peer})", theirs.values().sum::<u64>());
         }
     }
-    for &(name, peer, fen, depth) in DEALT_FENS.iter().filter(|d| wanted(d.0)) {
+    for (&(name, peer, fen, depth), c960) in DEALT_FENS.iter().zip([true; 99]).chain(FENS.iter().zip([false; 99])) {
+        if !wanted(name) {
+            continue;
+        }
         let g = Game::from_fen(load(name), fen).unwrap();
-        let theirs = fsf.divide_from(peer, Some(fen), &[], depth);
+        let theirs = fsf.divide_fen(peer, Some(fen), c960, &[], depth);
         compare(&format!("{name} ({fen})"), &[], depth, &our_divide(&g, depth), &theirs);
         eprintln!("{name} {fen}: perft {depth} = {}", theirs.values().sum::<u64>());
     }

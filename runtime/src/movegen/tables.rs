@@ -70,6 +70,8 @@ pub(crate) struct Tables<B: Bits> {
     pub forced_capture: bool,
     /// `rules.giving_check = "illegal"`.
     pub checks_illegal: bool,
+    /// An end rule counts the checks each side gives (`when = "checks"`).
+    pub count_checks: bool,
 }
 
 /// An end rule as the move generator tests it (see `variant::EndWhen`).
@@ -77,6 +79,7 @@ pub(crate) struct Tables<B: Bits> {
 pub(crate) enum CEnd<B: Bits> {
     Reach { kinds: u32, region: [B; 2], reply: bool, verdict: crate::variant::Verdict },
     Extinct { kinds: Option<u32>, at_most: u32, opponent_at_least: u32, claim: bool, verdict: crate::variant::Verdict },
+    Checks { count: u8, verdict: crate::variant::Verdict },
 }
 
 /// A two-sided variant's hands, compiled.
@@ -203,6 +206,8 @@ pub(crate) struct Zobrist {
     pub hand: Vec<u64>,
     /// Pieces that arrived by promotion, per square.
     pub promoted: Vec<u64>,
+    /// `[side * 256 + checks given]`, when checks are counted.
+    pub checks: Vec<u64>,
 }
 
 impl Zobrist {
@@ -227,6 +232,7 @@ impl Zobrist {
             // Drawn after the older keys, so those keep their values.
             hand: (0..2 * MAX_KINDS * 64).map(|_| next()).collect(),
             promoted: (0..nsq).map(|_| next()).collect(),
+            checks: (0..2 * 256).map(|_| next()).collect(),
         }
     }
 }
@@ -279,6 +285,7 @@ impl<B: Bits> Tables<B> {
             ends: vec![],
             forced_capture: false,
             checks_illegal: false,
+            count_checks: false,
         }
     }
 
@@ -326,8 +333,10 @@ impl<B: Bits> Tables<B> {
                 crate::variant::EndWhen::Extinct { kinds, at_most, opponent_at_least, claim } => {
                     CEnd::Extinct { kinds, at_most, opponent_at_least, claim, verdict: e.verdict }
                 }
+                crate::variant::EndWhen::Checks { count } => CEnd::Checks { count, verdict: e.verdict },
             })
             .collect();
+        t.count_checks = t.ends.iter().any(|e| matches!(e, CEnd::Checks { .. }));
 
         // Every slide direction, for both sides, with its opposite.
         let flip = |side: Side, (x, y): Offset| if side == Side::White { (x, y) } else { (x, -y) };

@@ -60,6 +60,9 @@ pub struct Setup {
     /// Pieces that arrived by promotion: captured, they go to the hand as the kind they
     /// promoted from (`Q~` in FEN).
     pub promoted: Vec<Square>,
+    /// Checks given by each side (`[white, black]`), with an end rule that counts them;
+    /// FEN writes the checks each still needs (`2+3`).
+    pub checks: [u8; 2],
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -96,6 +99,29 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
     }
     let n = all.iter().position(|f| f.contains('=')).unwrap_or(all.len());
     let (fields, extras) = all.split_at(n);
+    // With counted checks, the checks each side still needs come after en passant
+    // (`3+3`), as Fairy-Stockfish writes them; they may be left out (none given yet).
+    let mut fields = fields.to_vec();
+    let mut checks = [0u8; 2];
+    if let Some(count) = v.check_count()
+        && fields.len() > 4
+        && fields[4].contains('+')
+    {
+        let f = fields.remove(4);
+        let bad = || FenError::Extra {
+            field: "checks".into(),
+            why: format!(
+                "`{f}` should be the checks white and black still need, joined by `+` (0 to {count}, as `{count}+{count}`)"
+            ),
+        };
+        let (w, b) = f.split_once('+').ok_or_else(bad)?;
+        for (i, n) in [w, b].into_iter().enumerate() {
+            let left: u8 =
+                n.parse().ok().filter(|&x| x <= count && n.bytes().all(|c| c.is_ascii_digit())).ok_or_else(bad)?;
+            checks[i] = count - left;
+        }
+    }
+    let fields = &fields[..];
     if fields.is_empty() {
         return Err(FenError::Board(format!(
             "a FEN starts with the board (ranks separated by `/`); `{}` is a name=value field, which comes after the six fields",
@@ -194,6 +220,7 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         guard: Vec::new(),
         hands,
         promoted,
+        checks,
     };
     let mut seen: Vec<&str> = Vec::new();
     for extra in extras {
@@ -616,8 +643,12 @@ pub fn write(v: &Variant, s: &Setup) -> String {
         .map(|i| castling_letter(v, &s.pieces, i))
         .collect();
     let ep: Vec<String> = s.en_passant.iter().map(|&q| v.square_name(q)).collect();
+    let checks = match v.check_count() {
+        Some(n) => format!(" {}+{}", n.saturating_sub(s.checks[0]), n.saturating_sub(s.checks[1])),
+        None => String::new(),
+    };
     let mut out = format!(
-        "{board} {} {} {} {} {}",
+        "{board} {} {} {}{checks} {} {}",
         if s.to_move == Side::White { "w" } else { "b" },
         if castling.is_empty() { "-".into() } else { castling },
         if ep.is_empty() { "-".into() } else { ep.join(",") },

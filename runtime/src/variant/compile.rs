@@ -82,7 +82,7 @@ pub(crate) fn compile(
     let default_name = variant_name(&mut d, spec.name.as_ref(), default_name);
     let file = sources.label(nfiles - 1).to_string();
     let solo = spec.turns.model.as_ref().is_some_and(|m| m.get_ref() == "solo");
-    let variant = Compiler { d: &mut d, solo }.build(spec, default_name, dir);
+    let variant = Compiler { d: &mut d, solo, counted_checks: false }.build(spec, default_name, dir);
     d.finish()?;
     let mut variant = variant.ok_or_else(|| unreachable_problem(&file))?;
     variant.data = data;
@@ -112,6 +112,8 @@ pub(super) struct Compiler<'d, 'a> {
     d: &'d mut Diagnostics<'a>,
     /// The variant is a solo board (some atoms and letters are allowed only there).
     solo: bool,
+    /// An end rule already counts checks.
+    pub(super) counted_checks: bool,
 }
 
 impl Compiler<'_, '_> {

@@ -642,6 +642,14 @@ impl Variant {
         Ok(fen::write(self, &setup))
     }
 
+    /// The checks that end the game, when an end rule counts them (`when = "checks"`).
+    pub fn check_count(&self) -> Option<u8> {
+        self.rules.end.ends.iter().find_map(|e| match e.when {
+            EndWhen::Checks { count } => Some(count),
+            _ => None,
+        })
+    }
+
     /// A setup number of `[setup] deal` drawn from `seed` (uniform, the same for the
     /// same seed); `None` without a deal.
     pub fn deal_number(&self, seed: u64) -> Option<u64> {

@@ -313,6 +313,8 @@ pub struct EndSpec {
     /// With "extinct": a side that is out but to move may still answer (its opponent
     /// needs one piece more for the rule to apply).
     pub claim: Option<Spanned<bool>>,
+    /// With "checks": the checks a side must give (3 in three-check).
+    pub count: Option<Spanned<i64>>,
     /// The result for the side concerned (the one that arrived, or ran out).
     pub result: Spanned<String>,
     /// The reason the outcome gives (default "reaching_the_goal" or "extinction").
