@@ -76,6 +76,10 @@ struct Start {
     /// Which game of the PGN file (from 1).
     #[arg(long, value_name = "N", default_value_t = 1, requires = "pgn")]
     game: usize,
+    /// Start from a dealt setup of a variant with `[setup] deal` (Chess960): its number
+    /// (0 to 959 for chess960; 518 is chess), or `seed:S` for one drawn from seed S.
+    #[arg(long, value_name = "N|seed:S", conflicts_with_all = ["fen", "from", "pgn"])]
+    deal: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -200,6 +204,20 @@ fn main() -> ExitCode {
 }
 
 fn start_game(variant: Arc<Variant>, start: &Start) -> Result<Game, Fail> {
+    if let Some(d) = &start.deal {
+        let number = match d.strip_prefix("seed:") {
+            Some(s) => s.parse().ok().and_then(|s| variant.deal_number(s)),
+            None => d.parse().ok(),
+        };
+        let Some(n) = number else {
+            return Err(Fail(match variant.deal {
+                None => format!("{} has no dealt setups (no `[setup] deal`)", variant.name),
+                Some(_) => format!("--deal is a setup number or seed:S (a whole number), not `{d}`"),
+            }));
+        };
+        let fen = variant.dealt_fen(n).map_err(Fail)?;
+        return Game::from_fen(variant, &fen).map_err(|e| Fail(format!("bad FEN: {e}")));
+    }
     if let Some(f) = &start.fen {
         return Game::from_fen(variant, f).map_err(|e| Fail(format!("bad FEN: {e}")));
     }
@@ -228,10 +246,14 @@ pub(crate) fn check_note(game: &Game) -> &'static str {
 fn two_sided(v: &Variant, board: &solo::BoardArgs, start: &Start) -> Result<bool, Fail> {
     use varia::variant::TurnModel;
     match v.turns {
-        TurnModel::Solo if start.fen.is_some() || start.from.is_some() || start.pgn.is_some() => Err(Fail(format!(
-            "`{}` is a solo variant: it has no FEN, PGN or two-sided snapshot (use --board or --seed)",
-            v.name
-        ))),
+        TurnModel::Solo
+            if start.fen.is_some() || start.from.is_some() || start.pgn.is_some() || start.deal.is_some() =>
+        {
+            Err(Fail(format!(
+                "`{}` is a solo variant: it has no FEN, PGN or two-sided snapshot (use --board or --seed)",
+                v.name
+            )))
+        }
         TurnModel::Solo => Ok(true),
         TurnModel::Alternate if board.given() => Err(Fail(format!(
             "`{}` is played by two sides alternating: --board, --seed, --level, --raw and --elapsed are for solo boards",

@@ -47,6 +47,8 @@ pub(crate) struct Position<B: Bits> {
     pub hands: [Reserve<u8>; 2],
     /// Pieces that arrived by promotion (tracked with hands: they revert when taken).
     pub promoted: B,
+    /// Checks given by each side (counted when an end rule counts them).
+    pub checks: [u8; 2],
 }
 
 /// Frozen squares of one side, oldest first.
@@ -119,6 +121,7 @@ impl<B: Bits> Position<B> {
             combat: None,
             hands: [Reserve::default(), Reserve::default()],
             promoted: B::EMPTY,
+            checks: [0; 2],
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
@@ -165,6 +168,11 @@ impl<B: Bits> Position<B> {
             p.hash ^= t.zobrist.ep[sq.index()];
         }
         p.ep_victim = s.ep_victim.map_or(0, |v| v.0);
+        if t.count_checks {
+            for side in Side::BOTH {
+                p.set_checks(t, side, s.checks[side.index()]);
+            }
+        }
         p.init_combat(t, s);
         p
     }
@@ -191,6 +199,24 @@ impl<B: Bits> Position<B> {
                 std::array::from_fn(|k| self.hands[side].count(KindId(k as u8)).min(u8::MAX as u32) as u8)
             }),
             promoted: self.promoted.iter().map(|s| Square(s as u8)).collect(),
+            checks: self.checks,
+        }
+    }
+
+    /// Sets the checks `side` has given, keeping the hash.
+    fn set_checks(&mut self, t: &Tables<B>, side: Side, n: u8) {
+        let key = |n: u8| t.zobrist.checks[side.index() * 256 + n as usize];
+        self.hash ^= key(self.checks[side.index()]) ^ key(n);
+        self.checks[side.index()] = n;
+    }
+
+    /// After `us` moved (the turn has passed): one more check given, if the opponent's
+    /// royal piece is attacked now.
+    #[inline]
+    fn count_check(&mut self, t: &Tables<B>, us: Side) {
+        if t.count_checks && self.royal_attacked(t, us.opponent()) {
+            let n = self.checks[us.index()].saturating_add(1);
+            self.set_checks(t, us, n);
         }
     }
 
@@ -242,6 +268,7 @@ impl<B: Bits> Position<B> {
         }
         self.stm = us.opponent();
         self.hash ^= t.zobrist.side;
+        self.count_check(t, us);
     }
 
     /// A capture with hands: the taken piece changes side into the taker's hand, as the
@@ -277,8 +304,8 @@ impl<B: Bits> Position<B> {
                 ActionKind::Castle(i) => {
                     let c = &t.castles[i as usize];
                     // Both leave before either lands (they may swap squares).
-                    let (k, r) = (self.promoted.has(c.king), self.promoted.has(c.rook));
-                    for (on, sq) in [(k, c.king), (r, c.rook)] {
+                    let (k, r) = (self.promoted.has(a.from.index()), self.promoted.has(c.rook));
+                    for (on, sq) in [(k, a.from.index()), (r, c.rook)] {
                         if on {
                             self.mark_promoted(t, sq);
                         }
@@ -387,6 +414,12 @@ impl<B: Bits> Position<B> {
         }
     }
 
+    /// Where a free castling's king stands: the first piece of its kind on its rank.
+    #[inline]
+    pub(crate) fn castle_king(&self, side: Side, f: &crate::movegen::tables::FreeCastle<B>) -> Option<usize> {
+        (self.pieces(side, f.king_kind) & f.home).iter().next()
+    }
+
     pub(crate) fn set_castling(&mut self, t: &Tables<B>, rights: u32) {
         let mut changed = self.castling ^ rights;
         while changed != 0 {
@@ -462,7 +495,11 @@ impl<B: Bits> Position<B> {
                 Piece::from_code(self.code(sq))
                     .is_some_and(|p| p.side == c.side && kind.is_none_or(|k| k == p.kind.index()))
             };
-            if !ok(c.king, c.king_kind) || !ok(c.rook, c.rook_kind) {
+            let king = match &c.free {
+                Some(f) => self.castle_king(c.side, f).unwrap_or(c.king),
+                None => c.king,
+            };
+            if !ok(king, c.king_kind) || !ok(c.rook, c.rook_kind) {
                 rights &= !(1 << i);
             }
         }
@@ -500,7 +537,7 @@ impl<B: Bits> Position<B> {
         // except with combat, where the attacked piece may survive: there the rights are
         // checked after the attack (see `keep_castling_pieces`).
         let keep_to = if t.combat.is_some() { u32::MAX } else { t.castle_keep[to] };
-        let rights = self.castling & t.castle_keep[from] & keep_to;
+        let rights = self.castling & t.castle_keep[from] & keep_to & t.castle_keep_code[code as usize];
         if rights != self.castling {
             self.set_castling(t, rights);
         }
@@ -519,6 +556,7 @@ impl<B: Bits> Position<B> {
             }
             self.stm = us.opponent();
             self.hash ^= t.zobrist.side;
+            self.count_check(t, us);
             return;
         }
 
@@ -526,15 +564,17 @@ impl<B: Bits> Position<B> {
         let mut taken: Option<(usize, u8)> = None;
         match a.kind {
             ActionKind::Castle(i) => {
+                // The king castles from where it stands (a free castling's king may
+                // stand anywhere on its rank).
                 let c = &t.castles[i as usize];
-                let kc = self.remove(t, c.king);
+                let kc = self.remove(t, from);
                 let rc = self.remove(t, c.rook);
                 self.put(t, c.king_to, kc);
                 self.put(t, c.rook_to, rc);
                 if S::ON {
                     ev.push(Event::Castled {
                         side: us,
-                        king_from: Square(c.king as u8),
+                        king_from: a.from,
                         king_to: Square(c.king_to as u8),
                         rook_from: Square(c.rook as u8),
                         rook_to: Square(c.rook_to as u8),
@@ -634,6 +674,7 @@ impl<B: Bits> Position<B> {
         }
         self.stm = us.opponent();
         self.hash ^= t.zobrist.side;
+        self.count_check(t, us);
     }
 
     /// After a skipping move: the squares passed over become en-passant targets, kept

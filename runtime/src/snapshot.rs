@@ -166,7 +166,7 @@ impl Game {
 }
 
 /// The fields that describe the position (read by [`setup_from_json`]).
-const POSITION: [&str; 12] = [
+const POSITION: [&str; 13] = [
     "pieces",
     "to_move",
     "castling",
@@ -179,6 +179,7 @@ const POSITION: [&str; 12] = [
     "waiting",
     "hands",
     "promoted",
+    "checks",
 ];
 
 /// The game of a `history` object: its start, then its moves.
@@ -321,6 +322,10 @@ fn position_json(v: &Variant, s: &Setup) -> Value {
         out["hands"] = kinds_json(v, &s.hands);
         out["promoted"] = json!(s.promoted.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>());
     }
+    // Checks given, only where an end rule counts them.
+    if v.check_count().is_some() {
+        out["checks"] = json!({"white": s.checks[0], "black": s.checks[1]});
+    }
     out
 }
 
@@ -330,12 +335,9 @@ fn board_json(v: &Variant, s: &Setup) -> Value {
         .iter()
         .map(|&(sq, p)| json!({"square": v.square_name(sq), "kind": v.kind(p.kind).name, "side": p.side.name()}))
         .collect();
-    let castling: Vec<String> = v
-        .castling
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| s.castling & (1 << i) != 0)
-        .map(|(_, c)| c.right.to_string())
+    let castling: Vec<String> = (0..v.castling.len())
+        .filter(|i| s.castling & (1 << i) != 0)
+        .map(|i| fen::castling_letter(v, &s.pieces, i).to_string())
         .collect();
     json!({
         "to_move": s.to_move.name(),
@@ -474,11 +476,11 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
             let mut bits = 0;
             for r in list.as_array().ok_or_else(|| field("castling", "expected a list of rights"))? {
                 let r = r.as_str().ok_or_else(|| field("castling", "expected a list of rights (letters)"))?;
-                let i = v
-                    .castling
-                    .iter()
-                    .position(|c| c.right.to_string() == r)
-                    .ok_or_else(|| field("castling", format!("`{r}` is not a castling right of this variant")))?;
+                let mut letters = r.chars();
+                let i = match (letters.next(), letters.next()) {
+                    (Some(c), None) => fen::castling_entry(v, &pieces, c).map_err(|e| field("castling", e))?,
+                    _ => return Err(field("castling", format!("`{r}` is not a castling right of this variant"))),
+                };
                 bits |= 1 << i;
             }
             bits
@@ -541,6 +543,18 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
     if v.hand().is_none() && hands.iter().flatten().any(|&n| n > 0) {
         return Err(field("hands", format!("{} has no hands (no [reserve])", v.name)));
     }
+    let mut checks = base.map_or([0; 2], |b| b.checks);
+    if let Some(c) = obj.get("checks") {
+        let Some(count) = v.check_count() else {
+            return Err(field("checks", format!("{} does not count checks", v.name)));
+        };
+        for side in Side::BOTH {
+            checks[side.index()] =
+                c.get(side.name()).and_then(Value::as_u64).filter(|&n| n <= count as u64).ok_or_else(|| {
+                    field("checks", format!("expected {{\"white\": n, \"black\": n}}, the checks given, 0 to {count}"))
+                })? as u8;
+        }
+    }
     let setup = Setup {
         pieces,
         to_move,
@@ -557,6 +571,7 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
         guard,
         hands,
         promoted: squares("promoted", base.map(|b| b.promoted.clone()))?,
+        checks,
     };
     Ok(setup)
 }

@@ -46,13 +46,48 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("racingkings", "racingkings", 4),
     ("shatranj", "shatranj", 4),
     ("makruk", "makruk", 4),
+    ("3check", "3check", 4),
+];
+
+/// Variants whose setups are dealt (`[setup] deal`, Chess960): varia's name, FSF's
+/// `UCI_Variant`, the setups compared from the start (by number: 518 is chess's), the
+/// perft depth. FSF is given each setup's FEN with `UCI_Chess960` on, so castling is
+/// written as the king taking its rook in both. The random walks start from seeded deals.
+const DEALT: &[(&str, &str, &[u64], u32)] = &[("chess960", "fischerandom", &[518, 0, 959, 100, 333, 707], 4)];
+
+/// Positions of a dealt variant given by FEN (Shredder-FEN or X-FEN castling fields), for
+/// castlings a random walk seldom meets: positions of the usual Chess960 perft suite, a
+/// king that stays on g1, a king and rook that swap, a queenside rook on b1 whose
+/// leaving opens c1 to a queen on a1 (illegal), and a rook between two others.
+const DEALT_FENS: &[(&str, &str, &str, u32)] = &[
+    ("chess960", "fischerandom", "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", 4),
+    ("chess960", "fischerandom", "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9", 4),
+    ("chess960", "fischerandom", "b1q1rrkb/pppppppp/3nn3/8/P7/1PPP4/4PPPP/BQNNRKRB w GE - 1 9", 4),
+    ("chess960", "fischerandom", "qbbnnrkr/2pp2pp/p7/1p2pp2/8/P3PP2/1PPP1KPP/QBBNNR1R w hf - 0 9", 4),
+    ("chess960", "fischerandom", "1nbbnrkr/p1p1ppp1/3p4/1p3P1p/3Pq2P/8/PPP1P1P1/QNBBNRKR w HFhf - 0 9", 4),
+    ("chess960", "fischerandom", "r5kr/8/8/8/8/8/8/R5KR w KQkq - 0 1", 4),
+    ("chess960", "fischerandom", "1r2k1r1/8/8/8/8/8/8/1R3KR1 b KQkq - 0 1", 4),
+    ("chess960", "fischerandom", "4k3/8/8/8/8/8/8/qR1K3R w HB - 0 1", 4),
+    ("chess960", "fischerandom", "rk5r/8/8/8/8/8/8/R1R1K2R w Ak - 0 1", 4),
+];
+
+/// Positions given by FEN for rules a random walk seldom reaches (castling written as in
+/// chess): three-check one check from the end, for one side and for both, with the
+/// counts as FSF writes them (`1+3`: white needs one more check).
+const FENS: &[(&str, &str, &str, u32)] = &[
+    ("3check", "3check", "4k3/8/8/8/8/8/8/4K2R w K - 1+3 0 1", 4),
+    ("3check", "3check", "r3k2r/pppq1ppp/8/8/8/8/PPPQ1PPP/R3K2R w KQkq - 1+1 0 1", 3),
+    ("3check", "3check", "4k3/8/8/8/8/8/8/4K2R b K - 0+3 0 1", 3),
 ];
 
 /// The variants to compare: all, or those named in `VARIA_FSF_ONLY` (comma-separated),
 /// to iterate on one.
 fn chosen() -> impl Iterator<Item = &'static (&'static str, &'static str, u32)> {
-    let only = std::env::var("VARIA_FSF_ONLY").ok();
-    VARIANTS.iter().filter(move |(n, _, _)| only.as_ref().is_none_or(|o| o.split(',').any(|x| x == *n)))
+    VARIANTS.iter().filter(|(n, _, _)| wanted(n))
+}
+
+fn wanted(name: &str) -> bool {
+    std::env::var("VARIA_FSF_ONLY").ok().is_none_or(|o| o.split(',').any(|x| x == name))
 }
 
 /// Random walks per variant, their length, and how often perft 3 is compared on the way.
@@ -101,9 +136,33 @@ impl Fsf {
     /// FSF's divide at `depth` after `moves` from the start: each first move and its count
     /// (FSF counts the last ply in bulk, as varia does).
     fn divide(&mut self, variant: &str, moves: &[String], depth: u32) -> BTreeMap<String, u64> {
+        self.divide_from(variant, None, moves, depth)
+    }
+
+    /// The same from a FEN of a dealt setup (with `UCI_Chess960` on) instead of the start.
+    fn divide_from(&mut self, variant: &str, fen: Option<&str>, moves: &[String], depth: u32) -> BTreeMap<String, u64> {
+        self.divide_fen(variant, fen, fen.is_some(), moves, depth)
+    }
+
+    /// The same from a FEN, with `UCI_Chess960` as `c960` says.
+    fn divide_fen(
+        &mut self,
+        variant: &str,
+        fen: Option<&str>,
+        c960: bool,
+        moves: &[String],
+        depth: u32,
+    ) -> BTreeMap<String, u64> {
         let moves = if moves.is_empty() { String::new() } else { format!(" moves {}", moves.join(" ")) };
-        writeln!(self.input, "setoption name UCI_Variant value {variant}\nposition startpos{moves}\ngo perft {depth}")
-            .unwrap();
+        let start = match fen {
+            Some(f) => format!("fen {f}"),
+            None => "startpos".to_string(),
+        };
+        writeln!(
+            self.input,
+            "setoption name UCI_Chess960 value {c960}\nsetoption name UCI_Variant value {variant}\nposition {start}{moves}\ngo perft {depth}"
+        )
+        .unwrap();
         self.input.flush().unwrap();
         let mut out = BTreeMap::new();
         let mut line = String::new();
@@ -187,15 +246,46 @@ fn perft_from_the_start_agrees_with_fairy_stockfish() {
 }
 
 #[test]
+fn perft_from_dealt_setups_agrees_with_fairy_stockfish() {
+    let Some(path) = required_tool() else { return };
+    let mut fsf = Fsf::start(&path);
+    for &(name, peer, numbers, depth) in DEALT.iter().filter(|d| wanted(d.0)) {
+        let v = load(name);
+        for &n in numbers {
+            let fen = v.dealt_fen(n).unwrap();
+            let g = Game::from_fen(v.clone(), &fen).unwrap();
+            let theirs = fsf.divide_from(peer, Some(&fen), &[], depth);
+            compare(&format!("{name} setup {n} ({fen})"), &[], depth, &our_divide(&g, depth), &theirs);
+            eprintln!("{name} setup {n}: perft {depth} = {} (as FSF's {peer})", theirs.values().sum::<u64>());
+        }
+    }
+    for (&(name, peer, fen, depth), c960) in DEALT_FENS.iter().zip([true; 99]).chain(FENS.iter().zip([false; 99])) {
+        if !wanted(name) {
+            continue;
+        }
+        let g = Game::from_fen(load(name), fen).unwrap();
+        let theirs = fsf.divide_fen(peer, Some(fen), c960, &[], depth);
+        compare(&format!("{name} ({fen})"), &[], depth, &our_divide(&g, depth), &theirs);
+        eprintln!("{name} {fen}: perft {depth} = {}", theirs.values().sum::<u64>());
+    }
+}
+
+#[test]
 fn perft_agrees_with_fairy_stockfish_along_its_random_games() {
     let Some(path) = required_tool() else { return };
     let mut fsf = Fsf::start(&path);
-    for &(name, peer, _) in chosen() {
+    let dealt = DEALT.iter().filter(|d| wanted(d.0)).map(|&(n, p, _, d)| (n, p, d));
+    for (name, peer, _) in chosen().copied().chain(dealt) {
         let v = load(name);
         let mut compared = 0;
         for walk in 1..=WALKS {
             let mut rng = Rng::new(walk * 7919 + name.len() as u64);
-            let mut g = Game::new(v.clone());
+            // A dealt variant's walk starts from a seeded setup, given to FSF as a FEN.
+            let start = v.deal.as_ref().map(|d| v.dealt_fen(rng.below(d.count)).unwrap());
+            let mut g = match &start {
+                Some(f) => Game::from_fen(v.clone(), f).unwrap(),
+                None => Game::new(v.clone()),
+            };
             let mut moves: Vec<String> = Vec::new();
             for ply in 1..=WALK_PLIES {
                 // A draw by repetition (or another draw rule) ends our game where FSF plays
@@ -214,7 +304,7 @@ fn perft_agrees_with_fairy_stockfish_along_its_random_games() {
                     break;
                 }
                 // FSF's legal moves here must be ours, and it picks the next one.
-                let theirs = fsf.divide(peer, &moves, 1);
+                let theirs = fsf.divide_from(peer, start.as_deref(), &moves, 1);
                 let ours: BTreeMap<String, Action> =
                     g.legal_actions().into_iter().map(|a| (fsf_text(&g, &a), a)).collect();
                 compare(name, &moves, 1, &ours.keys().map(|m| (m.clone(), 1)).collect(), &theirs);
@@ -225,7 +315,7 @@ fn perft_agrees_with_fairy_stockfish_along_its_random_games() {
                 g.apply(ours[&pick]).unwrap();
                 moves.push(pick);
                 if ply % EVERY == 0 {
-                    compare(name, &moves, 3, &our_divide(&g, 3), &fsf.divide(peer, &moves, 3));
+                    compare(name, &moves, 3, &our_divide(&g, 3), &fsf.divide_from(peer, start.as_deref(), &moves, 3));
                     compared += 1;
                 }
             }

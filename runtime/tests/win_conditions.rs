@@ -107,7 +107,7 @@ fn forced_capture_keeps_only_captures_and_giving_check_may_be_illegal() {
 #[test]
 fn malformed_entries_are_errors_with_their_place() {
     let p = problems("[[rules.end]]\nwhen = \"arrive\"\nresult = \"win\"\n");
-    assert!(p.contains("`arrive`: an end's `when` is \"reach\" or \"extinct\""), "{p}");
+    assert!(p.contains("`arrive`: an end's `when` is \"reach\", \"extinct\" or \"checks\""), "{p}");
     let p = problems("[[rules.end]]\nwhen = \"reach\"\nkinds = [\"king\"]\nresult = \"win\"\n");
     assert!(p.contains("needs `region`"), "{p}");
     let p = problems("[[rules.end]]\nwhen = \"reach\"\nregion = \"hill\"\nresult = \"win\"\n");

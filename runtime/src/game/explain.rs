@@ -118,7 +118,9 @@ impl Game {
         self.core.pseudo_legal(&mut pseudo);
         let same: Vec<&Action> = pseudo.iter().filter(|a| a.from == from && a.to == to).collect();
         if same.is_empty() {
-            if let Some(c) = v.castling.iter().find(|c| c.side == stm && c.king == from && c.king_to == to) {
+            if let Some(c) =
+                v.castling.iter().find(|c| c.side == stm && c.free.is_none() && c.king == from && c.king_to == to)
+            {
                 let setup = self.core.setup();
                 let i = v.castling.iter().position(|x| std::ptr::eq(x, c)).unwrap();
                 if setup.castling & (1 << i) == 0 {

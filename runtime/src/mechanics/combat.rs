@@ -576,7 +576,7 @@ impl<B: Bits> Position<B> {
             ActionKind::Castle(i) => {
                 // Castling: both pieces move, no combat.
                 let cst = &t.castles[i as usize];
-                let (k, r) = (cst.king, cst.rook);
+                let (k, r) = (from, cst.rook);
                 let hk = self.cs().hp.as_ref()[k];
                 let hr = self.cs().hp.as_ref()[r];
                 let (kc, rc) = (self.remove(t, k), self.remove(t, r));

@@ -36,7 +36,7 @@ impl<B: Bits> Position<B> {
             self.forget(sq);
             self.settle_combat(t);
         }
-        let rights = self.castling & t.castle_keep[sq];
+        let rights = self.castling & t.castle_keep[sq] & t.castle_keep_code[piece.code() as usize];
         if rights != self.castling {
             self.set_castling(t, rights);
         }
@@ -95,7 +95,7 @@ impl<B: Bits> Position<B> {
         }
         self.refresh_inactive();
         self.settle_combat(t);
-        let rights = self.castling & t.castle_keep[from];
+        let rights = self.castling & t.castle_keep[from] & t.castle_keep_code[piece.code() as usize];
         if rights != self.castling {
             self.set_castling(t, rights);
         }

@@ -66,6 +66,13 @@ pub(crate) fn ended<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> Option<Ended> 
                     return hit(result(stm, verdict));
                 }
             }
+            CEnd::Checks { count, verdict } => {
+                // Judged for the side that just moved, as FSF does: only its count moved.
+                let mover = stm.opponent();
+                if pos.checks[mover.index()] >= count {
+                    return hit(result(mover, verdict));
+                }
+            }
             CEnd::Extinct { kinds, at_most, opponent_at_least, claim, verdict } => {
                 for side in Side::BOTH {
                     let needed = opponent_at_least + (claim && side == stm) as u32;

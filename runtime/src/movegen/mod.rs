@@ -560,17 +560,28 @@ fn castling<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, guard: &Guar
         if c.side != us || pos.castling & (1 << i) == 0 {
             continue;
         }
+        // A free castling's king castles from where it stands, its rook from its own
+        // square; the squares to keep empty and safe follow from the king's.
+        let (king, empty, safe, to) = match &c.free {
+            None => (c.king, c.empty, &c.safe[..], c.king_to),
+            Some(f) => match pos.castle_king(us, f).and_then(|k| Some((k, f.by_king[k].as_ref()?))) {
+                Some((k, (empty, safe))) => (k, *empty, &safe[..], c.rook),
+                None => continue,
+            },
+        };
         // The right implies both pieces stand there; never castle with a missing one.
-        if pos.code(c.king) == 0 || pos.code(c.rook) == 0 {
+        if pos.code(king) == 0 || pos.code(c.rook) == 0 {
             continue;
         }
-        let lifted = occ & !B::bit(c.king) & !B::bit(c.rook);
-        if (c.empty & lifted).any() || pos.inactive.has(c.king) || pos.inactive.has(c.rook) {
+        let lifted = occ & !B::bit(king) & !B::bit(c.rook);
+        if (empty & lifted).any() || pos.inactive.has(king) || pos.inactive.has(c.rook) {
             continue;
         }
-        let king_code = pos.code(c.king);
-        let safe = c.safe.iter().all(|&s| {
-            let occ_s = (occ & !B::bit(c.king)) | B::bit(s);
+        let king_code = pos.code(king);
+        // Each square is judged with the king on it and the rook lifted (a rook between
+        // an attacker and the king's destination does not shield it).
+        let safe = safe.iter().all(|&s| {
+            let occ_s = lifted | B::bit(s);
             if pos.attacked(t, s, them, occ_s) {
                 return false;
             }
@@ -579,15 +590,17 @@ fn castling<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, guard: &Guar
             }
             // Judge conditional attackers with the king really standing on `s`.
             let mut p = pos.clone();
-            p.by_side[us.index()] = (p.by_side[us.index()] & !B::bit(c.king)) | B::bit(s);
-            p.board.as_mut()[c.king] = 0;
+            p.by_side[us.index()] = (p.by_side[us.index()] & !B::bit(king)) | B::bit(s);
+            p.board.as_mut()[king] = 0;
             p.board.as_mut()[s] = king_code;
             !p.cond_attacked(t, s, them, kind_of(king_code))
         });
         if !safe {
             continue;
         }
-        let a = Action::new(Square(c.king as u8), Square(c.king_to as u8), ActionKind::Castle(i as u8));
+        // A free castling is written as the king taking its own rook (as UCI_Chess960
+        // does): its king may not move at all.
+        let a = Action::new(Square(king as u8), Square(to as u8), ActionKind::Castle(i as u8));
         if check && matches!(guard, Guard::Exact) && !exact(pos, t, a) {
             continue;
         }

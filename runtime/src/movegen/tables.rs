@@ -50,6 +50,9 @@ pub(crate) struct Tables<B: Bits> {
     pub near_divide: Vec<B>,
     /// Per square: the castling rights that survive a move from or to it.
     pub castle_keep: Vec<u32>,
+    /// Per piece code: the castling rights that survive a move of that piece (a free
+    /// castling's king may stand on any square of its rank, so it loses them by kind).
+    pub castle_keep_code: Vec<u32>,
     pub castles: Vec<CastleTables<B>>,
     pub royal: u32,
     pub progress: u32,
@@ -67,6 +70,8 @@ pub(crate) struct Tables<B: Bits> {
     pub forced_capture: bool,
     /// `rules.giving_check = "illegal"`.
     pub checks_illegal: bool,
+    /// An end rule counts the checks each side gives (`when = "checks"`).
+    pub count_checks: bool,
 }
 
 /// An end rule as the move generator tests it (see `variant::EndWhen`).
@@ -74,6 +79,7 @@ pub(crate) struct Tables<B: Bits> {
 pub(crate) enum CEnd<B: Bits> {
     Reach { kinds: u32, region: [B; 2], reply: bool, verdict: crate::variant::Verdict },
     Extinct { kinds: Option<u32>, at_most: u32, opponent_at_least: u32, claim: bool, verdict: crate::variant::Verdict },
+    Checks { count: u8, verdict: crate::variant::Verdict },
 }
 
 /// A two-sided variant's hands, compiled.
@@ -165,6 +171,20 @@ pub(crate) struct CastleTables<B: Bits> {
     /// The kinds that castle (from the setup), when known.
     pub king_kind: Option<usize>,
     pub rook_kind: Option<usize>,
+    /// A free castling (Chess960): its king stands anywhere on its rank.
+    pub free: Option<FreeCastle<B>>,
+}
+
+/// A free castling's squares, by where its king stands.
+#[derive(Debug)]
+pub(crate) struct FreeCastle<B: Bits> {
+    /// The rank the king stands on.
+    pub home: B,
+    pub king_kind: usize,
+    /// `[king square]`: the squares that must be empty (all the king and rook cross or
+    /// reach, but themselves), and those the king may not be attacked on (from its
+    /// square to `king_to`); None where the king is on the wrong side of the rook.
+    pub by_king: Vec<Option<(B, Vec<usize>)>>,
 }
 
 /// Random keys for position hashing, from a fixed seed: hashes are the same in every
@@ -186,6 +206,8 @@ pub(crate) struct Zobrist {
     pub hand: Vec<u64>,
     /// Pieces that arrived by promotion, per square.
     pub promoted: Vec<u64>,
+    /// `[side * 256 + checks given]`, when checks are counted.
+    pub checks: Vec<u64>,
 }
 
 impl Zobrist {
@@ -210,6 +232,7 @@ impl Zobrist {
             // Drawn after the older keys, so those keep their values.
             hand: (0..2 * MAX_KINDS * 64).map(|_| next()).collect(),
             promoted: (0..nsq).map(|_| next()).collect(),
+            checks: (0..2 * 256).map(|_| next()).collect(),
         }
     }
 }
@@ -251,6 +274,7 @@ impl<B: Bits> Tables<B> {
             near_multiply: vec![],
             near_divide: vec![],
             castle_keep: vec![],
+            castle_keep_code: vec![u32::MAX; CODES],
             castles: vec![],
             royal: 0,
             progress: 0,
@@ -261,6 +285,7 @@ impl<B: Bits> Tables<B> {
             ends: vec![],
             forced_capture: false,
             checks_illegal: false,
+            count_checks: false,
         }
     }
 
@@ -308,8 +333,10 @@ impl<B: Bits> Tables<B> {
                 crate::variant::EndWhen::Extinct { kinds, at_most, opponent_at_least, claim } => {
                     CEnd::Extinct { kinds, at_most, opponent_at_least, claim, verdict: e.verdict }
                 }
+                crate::variant::EndWhen::Checks { count } => CEnd::Checks { count, verdict: e.verdict },
             })
             .collect();
+        t.count_checks = t.ends.iter().any(|e| matches!(e, CEnd::Checks { .. }));
 
         // Every slide direction, for both sides, with its opposite.
         let flip = |side: Side, (x, y): Offset| if side == Side::White { (x, y) } else { (x, -y) };
@@ -555,8 +582,38 @@ impl<B: Bits> Tables<B> {
         }
         t.castle_keep = vec![u32::MAX; nsq];
         for (i, c) in v.castling.iter().enumerate() {
-            t.castle_keep[c.king.index()] &= !(1 << i);
+            if c.free.is_none() {
+                t.castle_keep[c.king.index()] &= !(1 << i);
+            } else if let Some(k) = c.king_kind {
+                t.castle_keep_code[crate::piece::Piece::new(k, c.side).code() as usize] &= !(1 << i);
+            }
             t.castle_keep[c.rook.index()] &= !(1 << i);
+            let free = c.free.and(c.king_kind).map(|k| {
+                let home: Vec<Square> = geo.squares().filter(|&s| geo.rank(s) == geo.rank(c.rook)).collect();
+                let span = |a: Square, b: Square| -> Vec<Square> {
+                    let (lo, hi) = (geo.file(a).min(geo.file(b)), geo.file(a).max(geo.file(b)));
+                    home.iter().copied().filter(|&s| (lo..=hi).contains(&geo.file(s))).collect()
+                };
+                let outward = c.outward(geo);
+                let by_king = geo
+                    .squares()
+                    .map(|king| {
+                        let side = (geo.file(c.rook) as i32 - geo.file(king) as i32).signum();
+                        if geo.rank(king) != geo.rank(c.rook) || side != outward {
+                            return None;
+                        }
+                        let empty = span(king, c.king_to).into_iter().chain(span(c.rook, c.rook_to));
+                        let empty = t.set(empty.filter(|&s| s != king && s != c.rook));
+                        // From the king's square to king_to, in the king's order.
+                        let mut safe = span(king, c.king_to);
+                        if geo.file(c.king_to) < geo.file(king) {
+                            safe.reverse();
+                        }
+                        Some((empty, safe.into_iter().map(|s| s.index()).collect()))
+                    })
+                    .collect();
+                FreeCastle { home: t.set(home.iter().copied()), king_kind: k.index(), by_king }
+            });
             t.castles.push(CastleTables {
                 side: c.side,
                 king: c.king.index(),
@@ -567,6 +624,7 @@ impl<B: Bits> Tables<B> {
                 safe: c.safe.iter().map(|s| s.index()).collect(),
                 king_kind: c.king_kind.map(|k| k.index()),
                 rook_kind: c.rook_kind.map(|k| k.index()),
+                free,
             });
         }
         t

@@ -60,6 +60,9 @@ pub struct Setup {
     /// Pieces that arrived by promotion: captured, they go to the hand as the kind they
     /// promoted from (`Q~` in FEN).
     pub promoted: Vec<Square>,
+    /// Checks given by each side (`[white, black]`), with an end rule that counts them;
+    /// FEN writes the checks each still needs (`2+3`).
+    pub checks: [u8; 2],
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -96,6 +99,29 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
     }
     let n = all.iter().position(|f| f.contains('=')).unwrap_or(all.len());
     let (fields, extras) = all.split_at(n);
+    // With counted checks, the checks each side still needs come after en passant
+    // (`3+3`), as Fairy-Stockfish writes them; they may be left out (none given yet).
+    let mut fields = fields.to_vec();
+    let mut checks = [0u8; 2];
+    if let Some(count) = v.check_count()
+        && fields.len() > 4
+        && fields[4].contains('+')
+    {
+        let f = fields.remove(4);
+        let bad = || FenError::Extra {
+            field: "checks".into(),
+            why: format!(
+                "`{f}` should be the checks white and black still need, joined by `+` (0 to {count}, as `{count}+{count}`)"
+            ),
+        };
+        let (w, b) = f.split_once('+').ok_or_else(bad)?;
+        for (i, n) in [w, b].into_iter().enumerate() {
+            let left: u8 =
+                n.parse().ok().filter(|&x| x <= count && n.bytes().all(|c| c.is_ascii_digit())).ok_or_else(bad)?;
+            checks[i] = count - left;
+        }
+    }
+    let fields = &fields[..];
     if fields.is_empty() {
         return Err(FenError::Board(format!(
             "a FEN starts with the board (ranks separated by `/`); `{}` is a name=value field, which comes after the six fields",
@@ -129,33 +155,10 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
     let cf = fields.get(2).copied().unwrap_or("-");
     if cf != "-" {
         for c in cf.chars() {
-            let Some(i) = v.castling.iter().position(|e| e.right == c) else {
-                let known: String = v.castling.iter().map(|e| e.right).collect();
-                return Err(FenError::Castling(if known.is_empty() {
-                    format!("`{c}`: this variant has no castling (use `-`)")
-                } else {
-                    format!("`{c}` is not a castling right of this variant (known: {known})")
-                }));
-            };
-            let e = &v.castling[i];
-            // The pieces that castle are the kinds that stand there in the setup.
-            let has = |sq: Square, kind: Option<crate::piece::KindId>| {
-                pieces.iter().any(|&(s, p)| s == sq && p.side == e.side && kind.is_none_or(|k| k == p.kind))
-            };
-            if !has(e.king, e.king_kind) || !has(e.rook, e.rook_kind) {
-                let what = |k: Option<crate::piece::KindId>| {
-                    k.map_or("a piece".to_string(), |k| format!("a {}", v.kind(k).name))
-                };
-                return Err(FenError::Castling(format!(
-                    "`{c}` needs {} {} on {} and {} on {}",
-                    e.side,
-                    what(e.king_kind),
-                    v.square_name(e.king),
-                    what(e.rook_kind),
-                    v.square_name(e.rook)
-                )));
-            }
-            castling |= 1 << i;
+            castling |= 1 << castling_entry(v, &pieces, c).map_err(FenError::Castling)?;
+        }
+        if let Some(e) = free_twins(v, castling) {
+            return Err(FenError::Castling(e));
         }
     }
 
@@ -217,6 +220,7 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         guard: Vec::new(),
         hands,
         promoted,
+        checks,
     };
     let mut seen: Vec<&str> = Vec::new();
     for extra in extras {
@@ -352,10 +356,158 @@ fn parse_hand(v: &Variant, text: &str) -> Result<[[u8; crate::piece::MAX_KINDS];
     Ok(hands)
 }
 
-/// The board's pieces, and the squares of those marked promoted (`Q~`).
-type Board = (Vec<(Square, Piece)>, Vec<Square>);
+/// The castling entry that a letter of the castling field names on this board: the
+/// letter of a fixed entry; for free entries (Chess960) the entry's own letter (`K`, `Q`:
+/// the outermost rook on that side of the king, as X-FEN) or a file's letter (the rook on
+/// that file, as Shredder-FEN and X-FEN), upper case for white.
+pub(crate) fn castling_entry(v: &Variant, pieces: &[(Square, Piece)], c: char) -> Result<usize, String> {
+    let on = |sq: Square| pieces.iter().find(|&&(s, _)| s == sq).map(|&(_, p)| p);
+    if let Some(i) = v.castling.iter().position(|e| e.right == c && e.free.is_none()) {
+        let e = &v.castling[i];
+        // The pieces that castle are the kinds that stand there in the setup.
+        let has = |sq: Square, kind: Option<crate::piece::KindId>| {
+            on(sq).is_some_and(|p| p.side == e.side && kind.is_none_or(|k| k == p.kind))
+        };
+        if !has(e.king, e.king_kind) || !has(e.rook, e.rook_kind) {
+            let what =
+                |k: Option<crate::piece::KindId>| k.map_or("a piece".to_string(), |k| format!("a {}", v.kind(k).name));
+            return Err(format!(
+                "`{c}` needs {} {} on {} and {} on {}",
+                e.side,
+                what(e.king_kind),
+                v.square_name(e.king),
+                what(e.rook_kind),
+                v.square_name(e.rook)
+            ));
+        }
+        return Ok(i);
+    }
+    let side = if c.is_ascii_uppercase() { Side::White } else { Side::Black };
+    let free: Vec<usize> =
+        (0..v.castling.len()).filter(|&i| v.castling[i].free.is_some() && v.castling[i].side == side).collect();
+    let Some(&first) = free.first() else {
+        let known: String = v.castling.iter().map(|e| e.right).collect();
+        return Err(if known.is_empty() {
+            format!("`{c}`: this variant has no castling (use `-`)")
+        } else {
+            format!("`{c}` is not a castling right of this variant (known: {known})")
+        });
+    };
+    let g = v.geometry;
+    let e = &v.castling[first];
+    let rank = g.rank(e.king);
+    let kind_name = |k: Option<crate::piece::KindId>| k.map_or("piece".to_string(), |k| v.kind(k).name.clone());
+    let row = |kind: Option<crate::piece::KindId>| -> Vec<Square> {
+        pieces
+            .iter()
+            .filter(|&&(s, p)| g.rank(s) == rank && p.side == side && kind.is_none_or(|k| k == p.kind))
+            .map(|&(s, _)| s)
+            .collect()
+    };
+    let king = match row(e.king_kind)[..] {
+        [k] => k,
+        _ => {
+            return Err(format!(
+                "`{c}` needs one {side} {} on rank {} (the king castles from where it stands)",
+                kind_name(e.king_kind),
+                rank + 1
+            ));
+        }
+    };
+    let rooks = row(e.rook_kind);
+    let kf = g.file(king) as i32;
+    let upper = c.to_ascii_uppercase();
+    let (rook, dir) = if let Some(&i) = free.iter().find(|&&i| v.castling[i].right.to_ascii_uppercase() == upper) {
+        // The outermost rook on the entry's side of the king.
+        let dir = v.castling[i].outward(g);
+        let outer =
+            rooks.iter().filter(|&&r| (g.file(r) as i32 - kf).signum() == dir).max_by_key(|&&r| g.file(r) as i32 * dir);
+        match outer {
+            Some(&r) => (r, dir),
+            None => {
+                return Err(format!(
+                    "`{c}` needs a {side} {} on rank {} on the {} side of the {}",
+                    kind_name(e.rook_kind),
+                    rank + 1,
+                    if dir > 0 { "higher files'" } else { "lower files'" },
+                    kind_name(e.king_kind)
+                ));
+            }
+        }
+    } else if upper.is_ascii_uppercase() && ((upper as u8 - b'A') < g.files) {
+        let f = upper as u8 - b'A';
+        let Some(&r) = rooks.iter().find(|&&r| g.file(r) == f) else {
+            return Err(format!(
+                "`{c}` names the {side} {} on file {}, and there is none on rank {}",
+                kind_name(e.rook_kind),
+                c.to_ascii_lowercase(),
+                rank + 1
+            ));
+        };
+        (r, (f as i32 - kf).signum())
+    } else {
+        let known: String = v.castling.iter().filter(|e| e.free.is_none()).map(|e| e.right).collect();
+        return Err(format!(
+            "`{c}` is not a castling right of this variant (known: {known}{}, or a file letter)",
+            free.iter().map(|&i| v.castling[i].right).collect::<String>()
+        ));
+    };
+    free.iter().copied().find(|&i| v.castling[i].rook == rook && v.castling[i].outward(g) == dir).ok_or_else(|| {
+        format!("`{c}`: the {side} {} cannot castle with the rook on {}", kind_name(e.king_kind), v.square_name(rook))
+    })
+}
 
-fn parse_board(v: &Variant, field: &str) -> Result<Board, FenError> {
+/// Two free castling rights of one side with rooks on the same side of the king.
+fn free_twins(v: &Variant, rights: u32) -> Option<String> {
+    let g = v.geometry;
+    let free: Vec<&crate::variant::Castling> = (0..v.castling.len())
+        .filter(|i| rights & (1 << i) != 0)
+        .map(|i| &v.castling[i])
+        .filter(|e| e.free.is_some())
+        .collect();
+    for (n, a) in free.iter().enumerate() {
+        if let Some(b) =
+            free[n + 1..].iter().find(|b| b.side == a.side && b.outward(g) == a.outward(g) && b.rook != a.rook)
+        {
+            return Some(format!(
+                "{} may castle with one rook on each side of its king, not with both {} and {}",
+                a.side,
+                v.square_name(a.rook),
+                v.square_name(b.rook)
+            ));
+        }
+    }
+    None
+}
+
+/// The letter FEN writes for castling entry `i` on this board: a fixed entry's letter; a
+/// free entry's (X-FEN) when its rook is the outermost on its side of the king, else the
+/// rook's file letter.
+pub(crate) fn castling_letter(v: &Variant, pieces: &[(Square, Piece)], i: usize) -> char {
+    let e = &v.castling[i];
+    if e.free.is_none() {
+        return e.right;
+    }
+    let g = v.geometry;
+    let rank = g.rank(e.rook);
+    let dir = e.outward(g);
+    let beyond = pieces.iter().any(|&(s, p)| {
+        g.rank(s) == rank
+            && p.side == e.side
+            && e.rook_kind.is_none_or(|k| k == p.kind)
+            && (g.file(s) as i32 - g.file(e.rook) as i32).signum() == dir
+    });
+    if !beyond {
+        return e.right;
+    }
+    let f = (b'A' + g.file(e.rook)) as char;
+    if e.side == Side::White { f } else { f.to_ascii_lowercase() }
+}
+
+/// The board's pieces, and the squares of those marked promoted (`Q~`).
+pub(crate) type Board = (Vec<(Square, Piece)>, Vec<Square>);
+
+pub(crate) fn parse_board(v: &Variant, field: &str) -> Result<Board, FenError> {
     let g = v.geometry;
     let mut promoted = Vec::new();
     let rows: Vec<&str> = field.split('/').collect();
@@ -486,11 +638,17 @@ pub fn write(v: &Variant, s: &Setup) -> String {
         }
         board.push(']');
     }
-    let castling: String =
-        v.castling.iter().enumerate().filter(|(i, _)| s.castling & (1 << i) != 0).map(|(_, e)| e.right).collect();
+    let castling: String = (0..v.castling.len())
+        .filter(|i| s.castling & (1 << i) != 0)
+        .map(|i| castling_letter(v, &s.pieces, i))
+        .collect();
     let ep: Vec<String> = s.en_passant.iter().map(|&q| v.square_name(q)).collect();
+    let checks = match v.check_count() {
+        Some(n) => format!(" {}+{}", n.saturating_sub(s.checks[0]), n.saturating_sub(s.checks[1])),
+        None => String::new(),
+    };
     let mut out = format!(
-        "{board} {} {} {} {} {}",
+        "{board} {} {} {}{checks} {} {}",
         if s.to_move == Side::White { "w" } else { "b" },
         if castling.is_empty() { "-".into() } else { castling },
         if ep.is_empty() { "-".into() } else { ep.join(",") },

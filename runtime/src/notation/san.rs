@@ -72,10 +72,7 @@ fn is_capture(b: &dyn SanBoard, a: &Action) -> bool {
 fn castle_text(b: &dyn SanBoard, i: u8, legal: &[Action]) -> Option<&'static str> {
     let v = b.variant();
     let g = v.geometry;
-    let dir = |i: u8| {
-        let c = &v.castling[i as usize];
-        (g.file(c.king_to) as i32 - g.file(c.king) as i32).signum()
-    };
+    let dir = |i: u8| v.castling[i as usize].direction(g);
     let d = dir(i);
     let twin = legal.iter().any(|a| matches!(a.kind, ActionKind::Castle(j) if j != i && dir(j) == d));
     match d {
@@ -201,10 +198,7 @@ pub fn read(b: &dyn SanBoard, text: &str) -> Result<(Action, Option<KindId>), No
             let found: Vec<&Action> = legal
                 .iter()
                 .filter(|a| match a.kind {
-                    ActionKind::Castle(i) => {
-                        let c = &v.castling[i as usize];
-                        (g.file(c.king_to) as i32 - g.file(c.king) as i32).signum() == dir
-                    }
+                    ActionKind::Castle(i) => v.castling[i as usize].direction(g) == dir,
                     _ => false,
                 })
                 .collect();

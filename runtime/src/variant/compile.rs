@@ -82,7 +82,7 @@ pub(crate) fn compile(
     let default_name = variant_name(&mut d, spec.name.as_ref(), default_name);
     let file = sources.label(nfiles - 1).to_string();
     let solo = spec.turns.model.as_ref().is_some_and(|m| m.get_ref() == "solo");
-    let variant = Compiler { d: &mut d, solo }.build(spec, default_name, dir);
+    let variant = Compiler { d: &mut d, solo, counted_checks: false }.build(spec, default_name, dir);
     d.finish()?;
     let mut variant = variant.ok_or_else(|| unreachable_problem(&file))?;
     variant.data = data;
@@ -112,6 +112,8 @@ pub(super) struct Compiler<'d, 'a> {
     d: &'d mut Diagnostics<'a>,
     /// The variant is a solo board (some atoms and letters are allowed only there).
     solo: bool,
+    /// An end rule already counts checks.
+    pub(super) counted_checks: bool,
 }
 
 impl Compiler<'_, '_> {
@@ -309,6 +311,8 @@ impl Compiler<'_, '_> {
             (None, _) => None,
         };
 
+        let deal =
+            spec.setup.as_ref().and_then(|s| s.get_ref().deal.as_ref()).and_then(|d| self.deal(d, geometry, &names));
         let tile = (geometry.files as i32, geometry.ranks as i32);
         let (reserve, world) = super::world_rules::compile(&spec, turns, &kinds, &regions, tile, self.d);
         let variant = Variant {
@@ -325,6 +329,7 @@ impl Compiler<'_, '_> {
             rules,
             draws,
             setup: setup_fen.as_ref().map_or_else(|| empty_board_fen(geometry), |f| f.get_ref().clone()),
+            deal,
             scripts: Vec::new(),
             sources: Vec::new(),
             hooks: None,
@@ -346,20 +351,20 @@ impl Compiler<'_, '_> {
             return None;
         }
         let mut variant = variant;
-        // The setup first (it names the kinds that castle), then the tables.
-        match crate::notation::fen::parse(&variant, &variant.setup) {
-            Err(e) => {
-                let span = setup_fen.as_ref().map_or(0..0, |f| f.span());
-                self.err(span, format!("the setup FEN is invalid: {e}"));
-                return None;
+        // The setup first (it names the kinds that castle), then the tables. The kinds
+        // come from the board alone, as free castling reads them to parse the rights.
+        let board = variant.setup.split_whitespace().next().unwrap_or("");
+        if let Ok((pieces, _)) = crate::notation::fen::parse_board(&variant, board.split('[').next().unwrap_or("")) {
+            let kind_on = |sq: Square| pieces.iter().find(|&&(s, _)| s == sq).map(|&(_, p)| p.kind);
+            for c in variant.castling.iter_mut() {
+                c.king_kind = kind_on(c.king);
+                c.rook_kind = kind_on(c.free.unwrap_or(c.rook));
             }
-            Ok(setup) => {
-                let kind_on = |sq: Square| setup.pieces.iter().find(|&&(s, _)| s == sq).map(|&(_, p)| p.kind);
-                for c in variant.castling.iter_mut() {
-                    c.king_kind = kind_on(c.king);
-                    c.rook_kind = kind_on(c.rook);
-                }
-            }
+        }
+        if let Err(e) = crate::notation::fen::parse(&variant, &variant.setup) {
+            let span = setup_fen.as_ref().map_or(0..0, |f| f.span());
+            self.err(span, format!("the setup FEN is invalid: {e}"));
+            return None;
         }
         variant.tables = crate::movegen::tables::build_any(&variant);
         Some(variant)
@@ -872,6 +877,68 @@ impl Compiler<'_, '_> {
                     continue;
                 }
             };
+            if let Some(free) = c.free.as_ref().filter(|f| *f.get_ref()) {
+                let rank = g.rank(king);
+                if [rook, king_to, rook_to].iter().any(|&s| g.rank(s) != rank) || rook == king {
+                    self.err(free.span(), "a free castling's king, rook, king_to and rook_to stand on one rank");
+                    continue;
+                }
+                if c.empty.is_some() || c.safe.is_some() || c.also_to.is_some() {
+                    self.err(
+                        free.span(),
+                        "a free castling's `empty` and `safe` squares follow from where the king and rook stand: leave out `empty`, `safe` and `also_to`",
+                    );
+                    continue;
+                }
+                // One entry per square the rook may start on: any file with room for the
+                // king on its inner side.
+                let outward = g.file(rook) > g.file(king);
+                for f in 0..g.files {
+                    if (outward && f == 0) || (!outward && f + 1 == g.files) {
+                        continue;
+                    }
+                    let white = Castling {
+                        side: Side::White,
+                        right,
+                        king,
+                        rook: g.at(f as i32, rank as i32).unwrap_or(rook),
+                        king_to,
+                        rook_to,
+                        empty: Vec::new(),
+                        safe: Vec::new(),
+                        also_to: Vec::new(),
+                        king_kind: None,
+                        rook_kind: None,
+                        free: Some(rook),
+                    };
+                    match c.side.as_ref().map(|s| s.get_ref().as_str()) {
+                        None | Some("both") => {
+                            let black = Castling {
+                                side: Side::Black,
+                                right: right.to_ascii_lowercase(),
+                                king: g.mirror(king),
+                                rook: g.mirror(white.rook),
+                                king_to: g.mirror(king_to),
+                                rook_to: g.mirror(rook_to),
+                                free: Some(g.mirror(rook)),
+                                ..white.clone()
+                            };
+                            out.push(white);
+                            out.push(black);
+                        }
+                        Some("white") => out.push(white),
+                        Some("black") => {
+                            out.push(Castling { side: Side::Black, right: right.to_ascii_lowercase(), ..white })
+                        }
+                        Some(other) => {
+                            let sp = c.side.as_ref().map_or(0..0, |s| s.span());
+                            self.err(sp, format!("unknown side `{other}`; expected \"both\", \"white\" or \"black\""));
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
             let line = |a: Square, b: Square| -> Option<Vec<Square>> {
                 // Squares from a (exclusive) to b (inclusive) on a straight line.
                 let (df, dr) = (g.file(b) as i32 - g.file(a) as i32, g.rank(b) as i32 - g.rank(a) as i32);
@@ -928,6 +995,7 @@ impl Compiler<'_, '_> {
                 also_to,
                 king_kind: None,
                 rook_kind: None,
+                free: None,
             };
             let mirror = |c: &Castling| Castling {
                 side: Side::Black,
@@ -941,6 +1009,7 @@ impl Compiler<'_, '_> {
                 also_to: c.also_to.iter().map(|&s| g.mirror(s)).collect(),
                 king_kind: None,
                 rook_kind: None,
+                free: None,
             };
             match c.side.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
                 None | Some(("both", _)) => {
@@ -967,6 +1036,90 @@ impl Compiler<'_, '_> {
             self.err(0..0, "at most 32 castling moves are supported");
         }
         out
+    }
+
+    /// `[setup] deal`: the steps must fill the rank, coloured steps first (so each step's
+    /// number of choices is the same whatever the earlier ones chose).
+    fn deal(&mut self, spec: &Spanned<schema::DealSpec>, g: Geometry, names: &[&String]) -> Option<Deal> {
+        let d = spec.get_ref();
+        let rank = *d.rank.get_ref();
+        if rank < 1 || rank > g.ranks as i64 {
+            self.err(d.rank.span(), format!("`rank = {rank}` is off the board (1 to {})", g.ranks));
+            return None;
+        }
+        let row: Vec<Square> = (0..g.files).filter_map(|f| g.at(f as i32, rank as i32 - 1)).collect();
+        let mut free_light = row.iter().filter(|&&s| g.is_light(s)).count() as u64;
+        let mut free_dark = row.len() as u64 - free_light;
+        let mut steps = Vec::new();
+        let mut count: u64 = 1;
+        let mut uncoloured = false;
+        for step in &d.steps {
+            let st = step.get_ref();
+            let mut kinds = Vec::new();
+            for name in &st.place {
+                match names.iter().position(|n| *n == name.get_ref()) {
+                    Some(k) => kinds.push(KindId(k as u8)),
+                    None => self.unknown(name, "piece kind", names.iter().map(|s| s.as_str())),
+                }
+            }
+            if st.place.is_empty() {
+                self.err(step.span(), "a deal step places at least one piece (`place = [\"queen\"]`)");
+                return None;
+            }
+            let light = match st.colour.as_ref().map(|c| (c.get_ref().as_str(), c.span())) {
+                None => None,
+                Some(("light", _)) => Some(true),
+                Some(("dark", _)) => Some(false),
+                Some((other, sp)) => {
+                    self.err(sp, format!("`{other}`: a deal step's colour is \"light\" or \"dark\""));
+                    return None;
+                }
+            };
+            if light.is_some() && uncoloured {
+                self.err(step.span(), "a deal step with a `colour` comes before every step without one");
+                return None;
+            }
+            uncoloured |= light.is_none();
+            let n = st.place.len() as u64;
+            let m = match light {
+                Some(true) => free_light,
+                Some(false) => free_dark,
+                None => free_light + free_dark,
+            };
+            if n > m {
+                self.err(step.span(), format!("this step places {n} pieces on the {m} squares left free"));
+                return None;
+            }
+            match light {
+                Some(true) => free_light -= n,
+                Some(false) => free_dark -= n,
+                // Which colours an uncoloured step takes varies; only the total matters now.
+                None => {
+                    let total = free_light + free_dark - n;
+                    (free_light, free_dark) = (total, 0);
+                }
+            }
+            let choices = binomial(m, n);
+            count = match count.checked_mul(choices) {
+                Some(c) => c,
+                None => {
+                    self.err(spec.span(), "this deal has more setups than a 64-bit number counts");
+                    return None;
+                }
+            };
+            steps.push(DealStep { kinds, light });
+        }
+        if free_light + free_dark != 0 {
+            self.err(
+                spec.span(),
+                format!(
+                    "the deal's steps leave {} squares of rank {rank} empty: they fill the rank",
+                    free_light + free_dark
+                ),
+            );
+            return None;
+        }
+        Some(Deal { rank: rank as u8 - 1, steps, count })
     }
 
     fn draws(&mut self, spec: &schema::DrawsSpec, kinds: &[Kind]) -> Draws {

@@ -22,6 +22,9 @@ pub enum EndWhen {
     /// all its pieces together (`kinds` = None), hand included, while its opponent has at
     /// least `opponent_at_least` (one more when `claim` and the side out is to move).
     Extinct { kinds: Option<u32>, at_most: u32, opponent_at_least: u32, claim: bool },
+    /// A side has given check `count` times (judged for the side that just moved; the
+    /// counts are carried in the FEN as the checks each side still needs, `3+3`).
+    Checks { count: u8 },
 }
 
 /// One compiled `[[rules.end]]` entry.
@@ -114,6 +117,7 @@ impl Compiler<'_, '_> {
                 ok &= misplaced(self, "at_most", s.at_most.as_ref().map(|x| x.span()), "reach");
                 ok &= misplaced(self, "opponent_at_least", s.opponent_at_least.as_ref().map(|x| x.span()), "reach");
                 ok &= misplaced(self, "claim", s.claim.as_ref().map(|x| x.span()), "reach");
+                ok &= misplaced(self, "count", s.count.as_ref().map(|x| x.span()), "reach");
                 if s.kinds.is_empty() {
                     self.err(s.when.span(), "when = \"reach\" needs `kinds` (the pieces that must arrive)");
                     ok = false;
@@ -134,9 +138,45 @@ impl Compiler<'_, '_> {
                 let reply = s.reply.as_ref().is_some_and(|r| *r.get_ref());
                 EndWhen::Reach { kinds: mask, region: region?, reply }
             }
+            "checks" => {
+                for (key, span) in [
+                    ("kinds", s.kinds.first().map(|k| k.span())),
+                    ("region", s.region.as_ref().map(|x| x.span())),
+                    ("reply", s.reply.as_ref().map(|x| x.span())),
+                    ("at_most", s.at_most.as_ref().map(|x| x.span())),
+                    ("opponent_at_least", s.opponent_at_least.as_ref().map(|x| x.span())),
+                    ("claim", s.claim.as_ref().map(|x| x.span())),
+                ] {
+                    ok &= misplaced(self, key, span, "checks");
+                }
+                let count = match &s.count {
+                    None => {
+                        self.err(s.when.span(), "when = \"checks\" needs `count` (the checks that end the game)");
+                        return None;
+                    }
+                    Some(c) if (1..=99).contains(c.get_ref()) => *c.get_ref() as u8,
+                    Some(c) => {
+                        self.err(
+                            c.span(),
+                            format!("`count = {}`: the checks that end the game are 1 to 99", c.get_ref()),
+                        );
+                        return None;
+                    }
+                };
+                if self.counted_checks {
+                    self.err(
+                        s.when.span(),
+                        "one `[[rules.end]]` entry may count checks (the FEN carries one count per side)",
+                    );
+                    return None;
+                }
+                self.counted_checks = true;
+                EndWhen::Checks { count }
+            }
             "extinct" => {
                 ok &= misplaced(self, "region", s.region.as_ref().map(|x| x.span()), "extinct");
                 ok &= misplaced(self, "reply", s.reply.as_ref().map(|x| x.span()), "extinct");
+                ok &= misplaced(self, "count", s.count.as_ref().map(|x| x.span()), "extinct");
                 EndWhen::Extinct {
                     kinds: if s.kinds.is_empty() { None } else { Some(mask) },
                     at_most: s.at_most.as_ref().map_or(0, |x| *x.get_ref()),
@@ -145,7 +185,7 @@ impl Compiler<'_, '_> {
                 }
             }
             other => {
-                self.err(s.when.span(), format!("`{other}`: an end's `when` is \"reach\" or \"extinct\""));
+                self.err(s.when.span(), format!("`{other}`: an end's `when` is \"reach\", \"extinct\" or \"checks\""));
                 return None;
             }
         };
@@ -156,6 +196,7 @@ impl Compiler<'_, '_> {
             match when {
                 EndWhen::Reach { .. } => "reaching_the_goal",
                 EndWhen::Extinct { .. } => "extinction",
+                EndWhen::Checks { .. } => "checks",
             }
             .to_string()
         });

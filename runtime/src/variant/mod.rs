@@ -63,6 +63,8 @@ pub struct Variant {
     pub draws: Draws,
     /// The starting position, as FEN (for the other turn models, an empty board).
     pub setup: String,
+    /// A dealt first rank (`[setup] deal`): numbered setups, see [`Variant::dealt_fen`].
+    pub deal: Option<Deal>,
     /// Rules scripts, root ancestor first (a variant's own `rules.lua` last).
     pub scripts: Vec<Script>,
     /// Every file the variant was read from (its chain's TOML and Lua), for reloading.
@@ -376,6 +378,54 @@ pub struct Castling {
     /// The kinds that castle: those on `king` and `rook` in the setup.
     pub king_kind: Option<KindId>,
     pub rook_kind: Option<KindId>,
+    /// With `free = true` (Chess960): the square the data named for the rook (its kind is
+    /// the one standing there in the setup). The entry is then the castling with the rook
+    /// on `rook`, the king wherever the castling kind stands on that rank, on the side
+    /// away from `rook_to` (`king` is only the data's square); `empty` and `safe` follow
+    /// from where the king stands.
+    pub free: Option<Square>,
+}
+
+impl Castling {
+    /// +1 when the king castles toward the higher files (O-O), −1 toward the lower
+    /// (O-O-O), 0 along its file.
+    pub fn direction(&self, g: crate::geometry::Geometry) -> i32 {
+        let from = if self.free.is_some() { self.rook_to } else { self.king };
+        (g.file(self.king_to) as i32 - g.file(from) as i32).signum()
+    }
+
+    /// A free entry's side of the king: +1 with the rook on the higher files.
+    pub(crate) fn outward(&self, g: crate::geometry::Geometry) -> i32 {
+        let rook = self.free.unwrap_or(self.rook);
+        (g.file(rook) as i32 - g.file(self.king) as i32).signum()
+    }
+}
+
+/// Ways to choose `k` of `n` (0 when `k > n`).
+pub(crate) fn binomial(n: u64, k: u64) -> u64 {
+    if k > n {
+        return 0;
+    }
+    (0..k).fold(1u64, |c, i| c * (n - i) / (i + 1))
+}
+
+/// A dealt first rank (`[setup] deal`, Chess960): each step chooses squares for its
+/// kinds among the rank's squares still free, and a number picks one choice per step.
+#[derive(Debug, Clone)]
+pub struct Deal {
+    /// White's rank (from 0); black's is its mirror.
+    pub rank: u8,
+    pub steps: Vec<DealStep>,
+    /// How many setups there are (the product of each step's choices).
+    pub count: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct DealStep {
+    /// The kinds placed, on the chosen squares from the lowest file up.
+    pub kinds: Vec<KindId>,
+    /// Only squares of this colour (`Some(true)`: light).
+    pub light: Option<bool>,
 }
 
 /// Draw conditions; `None` is off.
@@ -463,6 +513,7 @@ impl Variant {
             rules: self.rules.clone(),
             draws: self.draws.clone(),
             setup: self.setup.clone(),
+            deal: self.deal.clone(),
             scripts: self.scripts.clone(),
             sources: self.sources.clone(),
             hooks: self.hooks.clone(),
@@ -528,6 +579,81 @@ impl Variant {
 
     pub fn kind(&self, id: KindId) -> &Kind {
         &self.kinds[id.index()]
+    }
+
+    /// The starting position dealt as setup `number` (0 to `deal.count` − 1) of
+    /// `[setup] deal`: the dealt rank emptied, then each step takes the `digit`-th way
+    /// (in lexicographic order of the free squares, lowest file first) to place its
+    /// kinds, where `number` is read in mixed radix, the first step's digit lowest;
+    /// black's rank mirrors white's. The castling rights of the setup are kept, each
+    /// letter read again on the new rank (`K`: the outermost rook on the king's side).
+    /// With Chess960's steps this is Scharnagl's numbering (518 is the usual setup).
+    pub fn dealt_fen(&self, number: u64) -> Result<String, String> {
+        use crate::notation::fen;
+        let Some(d) = &self.deal else {
+            return Err(format!("{} has no dealt setups (no `[setup] deal`)", self.name));
+        };
+        if number >= d.count {
+            return Err(format!("setup {number} does not exist: {} has setups 0 to {}", self.name, d.count - 1));
+        }
+        let g = self.geometry;
+        let mut setup = fen::parse(self, &self.setup).map_err(|e| e.to_string())?;
+        let letters: Vec<char> = (0..self.castling.len())
+            .filter(|i| setup.castling & (1 << i) != 0)
+            .map(|i| fen::castling_letter(self, &setup.pieces, i))
+            .collect();
+        let row: Vec<Square> = (0..g.files).filter_map(|f| g.at(f as i32, d.rank as i32)).collect();
+        setup.pieces.retain(|&(s, _)| !row.contains(&s) && !row.contains(&g.mirror(s)));
+        let mut free = row.clone();
+        let mut n = number;
+        for step in &d.steps {
+            let pool: Vec<Square> =
+                free.iter().copied().filter(|&s| step.light.is_none_or(|l| g.is_light(s) == l)).collect();
+            let k = step.kinds.len();
+            let choices = binomial(pool.len() as u64, k as u64);
+            let mut digit = n % choices;
+            n /= choices;
+            // The digit-th k-subset of the pool in lexicographic order.
+            let mut chosen = Vec::with_capacity(k);
+            let mut start = 0;
+            for left in (1..=k).rev() {
+                for i in start..pool.len() {
+                    let rest = pool.len() - i - 1;
+                    let with_i = binomial(rest as u64, left as u64 - 1);
+                    if digit < with_i {
+                        chosen.push(pool[i]);
+                        start = i + 1;
+                        break;
+                    }
+                    digit -= with_i;
+                }
+            }
+            for (&sq, &kind) in chosen.iter().zip(&step.kinds) {
+                setup.pieces.push((sq, crate::piece::Piece::new(kind, Side::White)));
+                setup.pieces.push((g.mirror(sq), crate::piece::Piece::new(kind, Side::Black)));
+                free.retain(|&s| s != sq);
+            }
+        }
+        setup.pieces.sort_by_key(|&(s, _)| s);
+        setup.castling = 0;
+        for c in letters {
+            setup.castling |= 1 << fen::castling_entry(self, &setup.pieces, c)?;
+        }
+        Ok(fen::write(self, &setup))
+    }
+
+    /// The checks that end the game, when an end rule counts them (`when = "checks"`).
+    pub fn check_count(&self) -> Option<u8> {
+        self.rules.end.ends.iter().find_map(|e| match e.when {
+            EndWhen::Checks { count } => Some(count),
+            _ => None,
+        })
+    }
+
+    /// A setup number of `[setup] deal` drawn from `seed` (uniform, the same for the
+    /// same seed); `None` without a deal.
+    pub fn deal_number(&self, seed: u64) -> Option<u64> {
+        self.deal.as_ref().map(|d| crate::rng::Rng::new(seed).below(d.count))
     }
 
     /// The kind with this name.

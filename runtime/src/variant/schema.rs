@@ -209,6 +209,26 @@ pub struct BoardSpec {
 pub struct SetupSpec {
     /// The starting position as FEN (see the notation module for the extensions).
     pub fen: Spanned<String>,
+    /// Chess960: white's first rank is dealt, black's mirrors it (numbered setups).
+    pub deal: Option<Spanned<DealSpec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DealSpec {
+    /// White's rank dealt, counted from 1 (black's is its mirror).
+    pub rank: Spanned<i64>,
+    /// In order: each step places its kinds on squares of the rank still free.
+    pub steps: Vec<Spanned<DealStepSpec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DealStepSpec {
+    /// The kinds placed, from the lowest chosen file up.
+    pub place: Vec<Name>,
+    /// `"light"` or `"dark"`: only squares of that colour.
+    pub colour: Option<Name>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -293,6 +313,8 @@ pub struct EndSpec {
     /// With "extinct": a side that is out but to move may still answer (its opponent
     /// needs one piece more for the rule to apply).
     pub claim: Option<Spanned<bool>>,
+    /// With "checks": the checks a side must give (3 in three-check).
+    pub count: Option<Spanned<i64>>,
     /// The result for the side concerned (the one that arrived, or ran out).
     pub result: Spanned<String>,
     /// The reason the outcome gives (default "reaching_the_goal" or "extinction").
@@ -493,6 +515,10 @@ pub struct CastlingSpec {
     /// Other squares a player may name as the king's destination for this castling
     /// (a user interface's click target, such as b1 for the queenside).
     pub also_to: Option<Vec<Name>>,
+    /// Chess960: the king and this rook may stand on any files of their rank (the king
+    /// between the rooks); `king` and `rook` name the kinds (those on them in the setup),
+    /// the rank, and the side the rook stands on.
+    pub free: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
