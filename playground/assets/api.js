@@ -24,8 +24,14 @@ const game = (id) => `/api/games/${encodeURIComponent(id)}`;
 
 export const variants = () => call('GET', '/api/variants');
 export const status = () => call('GET', '/api/status');
-export const newGame = (variant, fen, moves) =>
-  call('POST', '/api/games', { variant, ...(fen ? { fen } : {}), ...(moves ? { moves } : {}) });
+// `deal`: a numbered setup of the variant's [setup.deal] (Chess960's 0 to 959), not with `fen`.
+export const newGame = (variant, fen, moves, deal) =>
+  call('POST', '/api/games', {
+    variant,
+    ...(fen ? { fen } : {}),
+    ...(moves ? { moves } : {}),
+    ...(deal !== undefined ? { deal } : {}),
+  });
 export const state = (id) => call('GET', game(id));
 export const targets = (id, from) => call('GET', `${game(id)}/targets?from=${encodeURIComponent(from)}`);
 export const play = (id, move) => call('POST', `${game(id)}/moves`, { move });

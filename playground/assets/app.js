@@ -182,9 +182,24 @@ function panels(soloBoard) {
   if (!soloBoard) solo.stop();
 }
 
+// The setup number typed for a variant that deals its setups (none: the usual start).
+function dealWanted(name) {
+  const v = variantOf(name);
+  const text = $('deal').value.trim();
+  return v && v.deals && !$('fen').value.trim() && /^[0-9]+$/.test(text) ? Number(text) : undefined;
+}
+
+// The setup box, shown for a variant with numbered setups ([setup.deal]).
+function dealBox(name) {
+  const v = variantOf(name);
+  $('deal-box').hidden = !(v && v.deals);
+  if (v && v.deals) $('deal').max = String(v.deals - 1);
+}
+
 async function newGame(moves) {
   const name = $('variant').value;
   const fen = $('fen').value.trim();
+  dealBox(name);
   const inRealm = name === REALM;
   for (const id of ['fen', 'new-game', 'undo']) $(id).disabled = inRealm;
   if (inRealm) {
@@ -212,7 +227,7 @@ async function newGame(moves) {
   }
   panels(false);
   try {
-    const r = await api.newGame(name, fen || undefined, moves);
+    const r = await api.newGame(name, fen || undefined, moves, dealWanted(name));
     ui.game = r.state;
     ui.picked = null;
     ui.targets = [];
@@ -220,7 +235,9 @@ async function newGame(moves) {
     $('log').replaceChildren();
     $('reload-note').hidden = true;
     showError('');
-    log(moves ? `${r.state.title}: ${r.state.ply} moves replayed` : `New game of ${r.state.title}`, []);
+    const deal = dealWanted(name);
+    const from = deal !== undefined ? ` from setup ${deal}` : '';
+    log(moves ? `${r.state.title}${from}: ${r.state.ply} moves replayed` : `New game of ${r.state.title}${from}`, []);
     localStorage.setItem('varia-playground-variant', name);
     levels(name);
     draw();
@@ -324,7 +341,13 @@ async function pasteMoves() {
 
 function save() {
   if (!ui.game) return;
-  const slot = { fen: $('fen').value.trim(), moves: ui.game.moves.join(' '), playAs: ui.playAs, level: $('level').value };
+  const slot = {
+    fen: $('fen').value.trim(),
+    deal: $('deal').value.trim(),
+    moves: ui.game.moves.join(' '),
+    playAs: ui.playAs,
+    level: $('level').value,
+  };
   localStorage.setItem(saveKey(ui.game.variant), JSON.stringify(slot));
   panelNote(`saved ${ui.game.moves.length} moves of ${ui.game.variant} in this browser`);
 }
@@ -338,14 +361,16 @@ async function load() {
     slot = null;
   }
   if (!slot || typeof slot.moves !== 'string') return panelNote(`nothing saved for ${name} in this browser`);
-  const keep = { fen: $('fen').value, playAs: ui.playAs };
+  const keep = { fen: $('fen').value, deal: $('deal').value, playAs: ui.playAs };
   $('fen').value = slot.fen || '';
+  $('deal').value = typeof slot.deal === 'string' ? slot.deal : '';
   ui.playAs = ['white', 'black', 'both', 'none'].includes(slot.playAs) ? slot.playAs : 'both';
   $('play-as').value = ui.playAs;
   if (slot.level) $('level').value = slot.level;
   if (await newGame(slot.moves || undefined)) panelNote(`loaded the saved game (you play ${ui.playAs})`);
   else {
     $('fen').value = keep.fen;
+    $('deal').value = keep.deal;
     ui.playAs = keep.playAs;
     $('play-as').value = ui.playAs;
     panelNote('load refused; the current game is kept');
@@ -447,6 +472,15 @@ async function start() {
   });
   $('variant').addEventListener('change', () => {
     $('fen').value = '';
+    $('deal').value = '';
+    newGame();
+  });
+  // A setup drawn at random; its number stays in the box, so the game can be dealt again.
+  $('deal-random').addEventListener('click', () => {
+    const v = variantOf($('variant').value);
+    if (!v || !v.deals) return;
+    $('fen').value = '';
+    $('deal').value = String(Math.floor(Math.random() * v.deals));
     newGame();
   });
   try {
@@ -485,6 +519,7 @@ async function start() {
   if (realmOpen) playable.push(REALM);
   select.value = playable.includes(wanted) ? wanted : playable.includes('standard') ? 'standard' : playable[0];
   if (params.get('fen')) $('fen').value = params.get('fen');
+  if (/^[0-9]+$/.test(params.get('deal') || '')) $('deal').value = params.get('deal');
   if (isSolo(select.value)) {
     solo.levels(variantOf(select.value));
     if (params.get('level')) $('solo-level').value = params.get('level');

@@ -87,6 +87,50 @@ test('a promotion asks which piece', async () => {
   assert.equal(await page.locator('#chooser').isVisible(), false, 'the chooser closes');
 });
 
+// The first rank of white's pieces, a1 to h1, as letters (empty: '.').
+const firstRank = () =>
+  page.evaluate(() =>
+    ['a1', 'b1', 'c1', 'd1', 'e1', 'f1', 'g1', 'h1']
+      .map((sq) => document.querySelector(`#board [data-square="${sq}"] .piece`)?.dataset.kind ?? '.')
+      .map((k) => (k === 'knight' ? 'N' : k[0].toUpperCase()))
+      .join(''),
+  );
+
+test('Chess960 starts from the setup asked for, and Deal draws one', async () => {
+  // Setup 0 is BBQNNRKR (Scharnagl): bishops a1 b1, queen c1, knights d1 e1, R K R.
+  await open('?variant=chess960&deal=0');
+  assert.ok(await page.locator('#deal-box').isVisible(), 'the setup box is shown for a variant that deals');
+  assert.equal(await firstRank(), 'BBQNNRKR');
+  assert.match(await logText(), /New game of Chess960 from setup 0/);
+  // Setup 518 is chess's own; a number out of range says why and keeps the game.
+  await page.fill('#deal', '518');
+  await page.click('#new-game');
+  await page.waitForFunction(() => /from setup 518/.test(document.querySelector('#log').innerText), null, WAIT);
+  assert.equal(await firstRank(), 'RNBQKBNR');
+  await page.fill('#deal', '960');
+  await page.click('#new-game');
+  await page.waitForSelector('#error:not([hidden])', WAIT);
+  assert.match(await page.locator('#error').innerText(), /setup 960 does not exist: chess960 has setups 0 to 959/);
+  assert.equal(await firstRank(), 'RNBQKBNR');
+  // Deal: a number drawn into the box, and the board is that setup (as the API deals it).
+  await page.click('#deal-random');
+  await page.waitForFunction(() => /from setup [0-9]+/.test(document.querySelector('#log').innerText), null, WAIT);
+  const n = Number(await page.inputValue('#deal'));
+  assert.ok(Number.isInteger(n) && n >= 0 && n < 960, `a setup number: ${n}`);
+  const api = await (
+    await fetch(`${base}/api/games`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ variant: 'chess960', deal: n }),
+    })
+  ).json();
+  const want = api.state.fen.split(' ')[0].split('/')[7];
+  assert.equal(await firstRank(), want, `setup ${n}`);
+  // A variant without deals hides the box.
+  await open('?variant=standard');
+  assert.ok(await page.locator('#deal-box').isHidden(), 'standard chess deals no setups');
+});
+
 test('a Decachess board is 10 by 10', async () => {
   await open('?variant=decachess');
   assert.equal(await page.locator('#board .square').count(), 100);
@@ -592,7 +636,8 @@ test('every playable variant renders, and is photographed', async () => {
   assert.ok(playable.length >= 3, `the server plays several variants: ${playable.map((v) => v.name)}`);
   await page.setViewportSize({ width: 1280, height: 860 });
   for (const v of playable) {
-    await open(`?variant=${v.name}`);
+    // A variant that deals its setups (Chess960) from setup 0, which is not chess's own.
+    await open(`?variant=${v.name}${v.deals ? '&deal=0' : ''}`);
     if (v.turns === 'solo') await page.waitForSelector('#board.forge .square', WAIT);
     assert.equal(await page.locator('#board .square').count(), v.files * v.ranks, v.name);
     // Chessception after an attack that leaves damage to show (the test above);

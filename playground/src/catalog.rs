@@ -171,6 +171,8 @@ impl Catalog {
                     "playable": matches!(v.turns, TurnModel::Alternate | TurnModel::Solo),
                     "files": v.geometry.files,
                     "ranks": v.geometry.ranks,
+                    // How many numbered setups `[setup.deal]` deals (none: null).
+                    "deals": v.deal.as_ref().map(|d| d.count),
                     "origin": origin(&e.reloader),
                     "watched": e.reloader.files().iter().map(|p| shown(p)).collect::<Vec<_>>(),
                     // The AI's levels, or a solo board's (its pools).

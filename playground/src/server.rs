@@ -213,6 +213,10 @@ struct NewGame {
     variant: String,
     #[serde(default)]
     fen: Option<String>,
+    /// A numbered setup of the variant's `[setup.deal]` (Chess960: 0 to 959, 518 the
+    /// usual one), as `varia … --deal N`; not with `fen`.
+    #[serde(default)]
+    deal: Option<u64>,
     /// Moves to play from the start, separated by spaces (a pasted or saved game): the
     /// game is made only if every one is legal.
     #[serde(default)]
@@ -270,7 +274,15 @@ async fn new_game(State(app): State<Shared>, body: Result<Bytes, BytesRejection>
             })?;
             (v, cat.get(&req.variant)?.1)
         };
-        let game = match &req.fen {
+        let fen = match (req.fen, req.deal) {
+            (Some(_), Some(_)) => {
+                return Err(Error::BadRequest { message: "give a FEN or a setup number (deal), not both".into() });
+            }
+            (Some(f), None) => Some(f),
+            (None, Some(n)) => Some(variant.dealt_fen(n).map_err(|message| Error::BadRequest { message })?),
+            (None, None) => None,
+        };
+        let game = match &fen {
             Some(f) => Game::from_fen(variant, f).map_err(|e| Error::BadFen { message: e.to_string() })?,
             None => Game::new(variant),
         };

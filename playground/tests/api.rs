@@ -870,3 +870,41 @@ fn a_dealt_solo_board_is_the_board_varia_play_deals_and_the_system_clock_cannot_
         "this server reads the system clock: only `varia serve --clock manual` lets time be moved by hand"
     );
 }
+
+/// Chess960's numbered setups on the page: the list says how many there are, a game
+/// starts from the one asked for (Scharnagl's numbering), and a number out of range, a
+/// variant without deals, or a FEN with a number are refused with the reason.
+#[test]
+fn a_game_starts_from_a_numbered_setup_of_a_variant_that_deals_them() {
+    let s = start(named(&["chess960", "standard"]));
+    let (code, list) = s.get("/api/variants");
+    assert_eq!(code, 200);
+    let deals = |name: &str| list.as_array().unwrap().iter().find(|v| v["name"] == name).unwrap()["deals"].clone();
+    assert_eq!(deals("chess960"), json!(960));
+    assert_eq!(deals("standard"), Value::Null);
+    // Setup 0: light bishop b1 (digit 0 of b d f h), dark bishop a1 (0 of a c e g),
+    // queen on c1 (the first of the six left), knights on d1 e1 (the first of the ten
+    // pairs of d e f g h), then rook, king, rook on f1 g1 h1; black mirrors white.
+    let (code, v) = s.post("/api/games", json!({ "variant": "chess960", "deal": 0 }));
+    assert_eq!(code, 201, "{v}");
+    assert_eq!(v["state"]["fen"], "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
+    // 518 is the usual setup.
+    let (code, v) = s.post("/api/games", json!({ "variant": "chess960", "deal": 518 }));
+    assert_eq!(code, 201, "{v}");
+    assert_eq!(v["state"]["fen"], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    let refused = [
+        (json!({ "variant": "chess960", "deal": 960 }), "setup 960 does not exist: chess960 has setups 0 to 959"),
+        (json!({ "variant": "standard", "deal": 3 }), "standard has no dealt setups (no `[setup] deal`)"),
+        (
+            json!({ "variant": "chess960", "deal": 0, "fen": "8/8/8/8/8/8/8/K6k w - - 0 1" }),
+            "give a FEN or a setup number (deal), not both",
+        ),
+    ];
+    for (body, why) in refused {
+        let (code, v) = s.post("/api/games", body.clone());
+        assert_eq!(code, 400, "{body}: {v}");
+        assert_eq!(v["error"], why, "{body}");
+    }
+    let (code, v) = s.post("/api/games", json!({ "variant": "chess960", "deal": -1 }));
+    assert_eq!(code, 400, "a negative setup: {v}");
+}

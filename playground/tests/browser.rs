@@ -62,6 +62,7 @@ fn the_page_works_in_chromium() {
         Source::Named("standard".into()),
         Source::Named("decachess".into()),
         Source::Named("chessic".into()),
+        Source::Named("chess960".into()),
         Source::Folder(dir.clone()),
     ];
     let catalog = Catalog::load(&sources).unwrap_or_else(|e| panic!("{e}"));
