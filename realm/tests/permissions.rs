@@ -345,6 +345,12 @@ fn a_join_during_the_lockout_is_refused_with_the_lockout() {
         let e = s.join("carol").unwrap_err();
         assert_eq!((e.status(), e.to_string()), (409, "`carol` is already a player of this realm".into()), "{name}");
         assert_eq!(serde_json::to_string(&s.state().unwrap()).unwrap(), before, "{name}: nothing changed");
+        // Over HTTP: 422 with the reason.
+        clock.set(T0 + 1);
+        let http = serve(s);
+        let (st, v) = http.call("POST", "/join", None, Some(json!({ "player": "carol" })));
+        let want = format!("`carol` abandoned an empire and is locked out until {LOCKED_UNTIL} (CA-18)");
+        assert_eq!((st, v["error"].as_str()), (422, Some(want.as_str())), "{name}");
     }
 }
 
