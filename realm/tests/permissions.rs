@@ -201,10 +201,13 @@ fn the_city_card_shows_its_top_20_holders_bots_included_and_cuts_the_21st() {
 }
 
 #[test]
-fn a_bot_run_player_writes_no_top_20_log_but_keeps_a_sector_where_it_has_a_piece() {
+fn a_bot_run_player_writes_no_log_until_a_round_is_resolved_with_their_orders() {
     // CA-25, CA-26: only real players write the world and city logs; bob is bot-run (and
-    // first on both cards). CA-24 asks only for a piece standing in the sector, so bob's
-    // human keeps the sector logs where his pieces stand (decision, realm/README.md).
+    // first on both cards). CA-24 asks a piece standing in the sector: bob reads the
+    // sectors where his pieces stand, and is on their cards, but only a real player writes
+    // (decision, realm/README.md). Once a round is resolved with orders of his, bob is
+    // real again and writes.
+    let bot_sector = "the bot plays for you (CA-18: rounds without your orders): you read this sector's log and write in it again once a round is resolved with your orders";
     for (name, mut open) in stores("perm-bot-chat") {
         let (mut s, a, b) = bot_realm(&mut open);
         let st = s.state().unwrap();
@@ -218,8 +221,15 @@ fn a_bot_run_player_writes_no_top_20_log_but_keeps_a_sector_where_it_has_a_piece
         assert_eq!(s.chat_post(&a, "world", "alice is real").unwrap(), 1, "{name}");
         let bobs = st.pieces.iter().find(|p| p.owner == "bob").unwrap();
         let sector = sector_of(bobs.x, bobs.y);
-        assert!(s.chat_read(&b, &sector).unwrap().may_write, "{name}: {sector}");
-        assert_eq!(s.chat_post(&b, &sector, "my bot plays, I talk").unwrap(), 1, "{name}");
+        let read = s.chat_read(&b, &sector).unwrap();
+        assert!(!read.may_write, "{name}: {sector}");
+        assert!(read.top.iter().any(|r| r.player == "bob" && r.bot), "{name}: {:?}", read.top);
+        assert_eq!(forbidden(s.chat_post(&b, &sector, "my bot plays, I talk")), bot_sector, "{name}");
+        let board = st.boards.iter().find(|x| x.owner.as_deref() == Some("bob")).unwrap().board;
+        s.submit(&b, &[json!({ "type": "pass", "board": board })], None).unwrap();
+        s.advance(true).unwrap();
+        assert!(s.state().unwrap().bots.is_empty(), "{name}");
+        assert_eq!(s.chat_post(&b, &sector, "back at the board").unwrap(), 1, "{name}");
     }
 }
 
