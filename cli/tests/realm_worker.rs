@@ -6,7 +6,8 @@
 //! `VARIA_PG_URL`, PostgreSQL (where the others resolve the free part meanwhile:
 //! `FOR UPDATE SKIP LOCKED`; SQLite's one writer makes them wait for the lock instead).
 //! And a worker killed before its merge commits: the round stays open and closed to
-//! orders, and `advance` merges it, with the same bytes.
+//! orders, and `advance` merges it, with the same bytes. And a worker killed before its
+//! plan commits: nothing is left, and the next worker plans the round again.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -230,6 +231,45 @@ fn a_merge_killed_before_its_commit_leaves_the_round_closed_and_advance_finishes
         // `advance` finds the planned round, every part in, and merges it.
         let out = ok(&["realm", "advance", "--db", &parts, "--at", T0, "--now"]);
         assert!(out.starts_with("round 0 resolved at 1000000: "), "{out}");
+        let show = |db: &str, t: &str, round: bool| {
+            let mut args = vec!["realm", "show", "--db", db, "--token", t, "--at", T0];
+            if round {
+                args.extend(["--round", "0"]);
+            }
+            ok(&args)
+        };
+        assert_eq!(show(&single, &token_a, true), show(&parts, &token_b, true), "{parts}: the round differs");
+        assert_eq!(show(&single, &token_a, false), show(&parts, &token_b, false), "{parts}: the world differs");
+    }
+}
+
+#[test]
+fn a_plan_killed_before_its_commit_leaves_nothing_and_the_next_worker_plans_the_round_again() {
+    // Issue 13 point 7 (crash tests): the plan is the one worker step no test killed. A
+    // worker stopped and killed just before the plan's commit leaves the round open and
+    // unplanned (no part, no `resolving`), so a fresh worker plans it from the start and
+    // gives the twin's bytes.
+    let dir = scratch("plan");
+    for (single, parts) in twins(&dir) {
+        let token_a = setup(&dir, &single);
+        let token_b = setup(&dir, &parts);
+        ok(&["realm", "advance", "--db", &single, "--at", T0, "--now"]);
+        let (tx, rx) = mpsc::channel();
+        let mut w = worker(&parts, Some("plan"), 0, tx);
+        wait_stderr(&mut w, "paused at plan");
+        w.kill().unwrap();
+        w.wait().unwrap();
+        let lines: Vec<String> = rx.iter().map(|(_, l)| l).collect();
+        assert!(lines.is_empty(), "{parts}: the killed worker reported {lines:?}");
+        let world: serde_json::Value =
+            serde_json::from_str(&ok(&["realm", "show", "--db", &parts, "--token", &token_b, "--at", T0])).unwrap();
+        assert_eq!(world["round"], 0, "{parts}");
+        let (tx, rx) = mpsc::channel();
+        let mut again = worker(&parts, None, 1, tx);
+        assert!(again.wait().unwrap().success(), "{parts}");
+        let lines: Vec<String> = rx.iter().map(|(_, l)| l).collect();
+        assert_eq!(lines.iter().filter(|l| l.starts_with("planned round 0: 2 parts")).count(), 1, "{lines:?}");
+        assert_eq!(lines.iter().filter(|l| l.starts_with("resolved part")).count(), 2, "{lines:?}");
         let show = |db: &str, t: &str, round: bool| {
             let mut args = vec!["realm", "show", "--db", db, "--token", t, "--at", T0];
             if round {

@@ -181,7 +181,7 @@ pub fn standings(state: &StateJson, geo: Geometry, cities: &[City], scope: Scope
 
 /// Whether `player` may read and write in `scope`: the world's and a city's writers
 /// are their top 20 real (not bot-run) players, and everyone reads them; a sector's
-/// readers and writers have a piece standing in it.
+/// readers have a piece standing in it, and its writers too, if they are real.
 fn rights(state: &StateJson, geo: Geometry, cities: &[City], scope: Scope, player: &str) -> (bool, bool) {
     match scope {
         Scope::World | Scope::City(_) => {
@@ -190,7 +190,8 @@ fn rights(state: &StateJson, geo: Geometry, cities: &[City], scope: Scope, playe
         }
         Scope::Sector(x, y) => {
             let here = state.pieces.iter().any(|p| p.owner == player && geo.sector_of_square(p.x, p.y) == (x, y));
-            (here, here)
+            // Only a real player writes (as in the world's and the cities' logs).
+            (here, here && !state.bots.iter().any(|b| b == player))
         }
     }
 }
@@ -268,8 +269,14 @@ impl Service {
             let geo = Geometry { tile, sector_boards: store::meta(tx)?.sector_boards };
             let cities = store::cities(tx)?;
             let (scope, key) = scope_of(&ch, &cities)?;
-            if !rights(state, geo, &cities, scope, player).1 {
-                return Err(refusal(scope));
+            match rights(state, geo, &cities, scope, player) {
+                (_, true) => {}
+                (true, false) if matches!(scope, Scope::Sector(..)) => {
+                    return Err(Error::Forbidden {
+                        message: "the bot plays for you (CA-18: rounds without your orders): you read this sector's log and write in it again once a round is resolved with your orders".into(),
+                    });
+                }
+                _ => return Err(refusal(scope)),
             }
             if let Some(last) = store::last_post(tx, player)? {
                 let wait = last.saturating_add(PAUSE_SECONDS).saturating_sub(now);

@@ -41,6 +41,8 @@ pub enum Error {
     BadPlayer { player: String },
     #[error("`{player}` is already a player of this realm")]
     PlayerTaken { player: String },
+    #[error("`{player}` abandoned an empire and is locked out until {until} (CA-18)")]
+    LockedOut { player: String, until: i64 },
     #[error("no room for a new empire: no {want} free boards within {rings} rings of the centre")]
     NoRoom { want: u32, rings: i32 },
     #[error("unknown player or wrong token")]
@@ -83,7 +85,11 @@ impl Error {
             Error::Forbidden { .. } => 403,
             Error::NoSuchRound { .. } | Error::NoRealm { .. } | Error::NotFound { .. } => 404,
             Error::PlayerTaken { .. } | Error::DeadlinePassed { .. } | Error::WrongRound { .. } => 409,
-            Error::OrdersRefused { .. } | Error::Join(_) | Error::NoRoom { .. } | Error::Refused { .. } => 422,
+            Error::OrdersRefused { .. }
+            | Error::Join(_)
+            | Error::NoRoom { .. }
+            | Error::Refused { .. }
+            | Error::LockedOut { .. } => 422,
             Error::TooSoon { .. } | Error::Cooldown { .. } => 429,
             Error::BadPlayer { .. }
             | Error::BadRequest { .. }

@@ -230,6 +230,11 @@ impl Service {
         let mut tx = self.store.begin(Mode::Write)?;
         tx.lock_meta(Lock::Update)?;
         if store::token_hash(tx.as_mut(), player)?.is_some() {
+            // A player who abandoned is told of the lockout (CA-18), not only of the name.
+            let until = parse_state(&store::world(tx.as_mut())?.1)?.lockouts.get(player).copied();
+            if let Some(until) = until.filter(|&u| now < u) {
+                return Err(Error::LockedOut { player: player.to_string(), until });
+            }
             return Err(Error::PlayerTaken { player: player.to_string() });
         }
         let meta = store::meta(tx.as_mut())?;
