@@ -46,10 +46,10 @@ pub enum Error {
     #[error("no room for a new empire: no {want} free boards within {rings} rings of the centre")]
     NoRoom { want: u32, rings: i32 },
     #[error(
-        "no room for a new empire: none of the realm's {cities} cities has {want} free boards, and this realm \
-         places no empire on the open ground outside them (join_ground = false)"
+        "no room for a new empire: no city has {want} free boards, and this realm places no empire on the open \
+         ground outside the cities (join_ground = false)"
     )]
-    CitiesFull { want: u32, cities: usize },
+    CitiesFull { want: u32 },
     #[error("unknown player or wrong token")]
     Unauthorized,
     #[error("round {round}'s deadline ({deadline}) has passed; its orders are closed until it is resolved")]

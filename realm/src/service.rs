@@ -657,6 +657,6 @@ pub fn choose_boards(
     if join_ground {
         Err(Error::NoRoom { want: rules.start_boards, rings: JOIN_RINGS })
     } else {
-        Err(Error::CitiesFull { want: rules.start_boards, cities: regions.len() })
+        Err(Error::CitiesFull { want: rules.start_boards })
     }
 }

@@ -494,8 +494,8 @@ fn a_join_when_every_city_is_full_and_the_ground_is_closed_is_422() {
     assert_eq!(st, 422, "{v}");
     assert_eq!(
         v["error"],
-        "no room for a new empire: none of the realm's 2 cities has 3 free boards, and this realm places no empire \
-         on the open ground outside them (join_ground = false)"
+        "no room for a new empire: no city has 3 free boards, and this realm places no empire on the open ground \
+         outside the cities (join_ground = false)"
     );
 }
 
