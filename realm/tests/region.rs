@@ -309,3 +309,38 @@ fn a_realm_full_in_every_region_refuses_a_join_and_stores_nothing() {
         assert_eq!(ids, ["alice", "bob", "carol", "dave"], "{name}");
     }
 }
+
+#[test]
+fn a_region_is_walked_ring_by_ring_and_only_within_the_rings() {
+    let r = regions_of(TWO_CITIES);
+    let walk = |region: Option<usize>, rings: i32| {
+        let mut seen = Vec::new();
+        let stopped = r.walk(region, rings, |b| {
+            seen.push([b.bx, b.by]);
+            false
+        });
+        assert!(!stopped);
+        seen
+    };
+    // Philidor (rings 3 and 4): ring 3 in (y, x) order, then ring 4.
+    assert_eq!(walk(Some(0), 10), [[3, 0], [3, 1], [4, 0], [4, 1]]);
+    // Caissa: ring 0, then ring 1's three boards of it in (y, x) order.
+    assert_eq!(walk(Some(1), 10), [[0, 0], [-1, -1], [0, -1], [-1, 0]]);
+    // Within 2 rings Philidor has no board; within 3, its ring-3 column.
+    assert_eq!(walk(Some(0), 2), Vec::<[i32; 2]>::new());
+    assert_eq!(walk(Some(0), 3), [[3, 0], [3, 1]]);
+    // The ground within one ring: ring 1 without Caissa's [-1,-1] [0,-1] [-1,0] (and
+    // ring 0, [0,0], is Caissa's).
+    assert_eq!(walk(None, 1), [[1, -1], [1, 0], [-1, 1], [0, 1], [1, 1]]);
+    // The ground's ring 3 leaves out Philidor's [3,0] and [3,1]: 24 boards less 2.
+    let ring3: Vec<_> = walk(None, 3).into_iter().filter(|[x, y]| x.abs().max(y.abs()) == 3).collect();
+    assert_eq!(ring3.len(), 22);
+    assert!(!ring3.contains(&[3, 0]) && !ring3.contains(&[3, 1]) && ring3.contains(&[3, -1]));
+    // The walk stops where the visitor says so.
+    let mut n = 0;
+    assert!(r.walk(None, 5, |_| {
+        n += 1;
+        n == 4
+    }));
+    assert_eq!(n, 4);
+}
