@@ -218,7 +218,8 @@ fn every_new_empire_lies_in_one_region_cities_first() {
     //   1's [-1,-1] and [0,-1].
     // - carol: Philidor 1 left, Caissa 1 ([-1,0]): the ground, ring 1 without Caissa's
     //   boards: [1,-1] (y = -1), [1,0] (y = 0, after Caissa's [-1,0]), [-1,1] (y = 1).
-    //   Ring by ring without regions she would straddle Caissa's edge: [-1,0] [1,0] [-1,1].
+    //   Ring by ring regardless of regions she would get [1,-1] [-1,0] [1,0], straddling
+    //   Caissa's edge ([-1,0] is Caissa's).
     // - dave: the ground again: ring 1's [0,1] and [1,1], then ring 2's first, [-2,-2].
     let want: [Empire; 4] = [
         ("alice", [[3, 0], [3, 1], [4, 0]], Some("Philidor")),
