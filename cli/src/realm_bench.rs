@@ -76,6 +76,7 @@ pub fn run(a: BenchArgs) -> Result<(), Fail> {
                     deadline: 86_400,
                     sector_boards: 10,
                     resolving: None,
+                    join_ground: true,
                 },
             )?;
             store::put_world(tx.as_mut(), 0, &text)?;

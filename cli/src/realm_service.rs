@@ -247,7 +247,11 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
         ServiceCommand::Join { db, player } => {
             let j = open(&db)?.join(&player)?;
             let boards: Vec<String> = j.boards.iter().map(|[x, y]| format!("[{x}, {y}]")).collect();
-            println!("{} joined round {} on boards {}", j.player, j.round, boards.join(" "));
+            let region = match &j.city {
+                Some(c) => format!("in the city {c}"),
+                None => "on the open ground".to_string(),
+            };
+            println!("{} joined round {} on boards {} {region}", j.player, j.round, boards.join(" "));
             println!("token: {}", j.token);
             eprintln!("keep the token: it is shown only now (the realm keeps only its hash)");
         }

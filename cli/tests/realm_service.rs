@@ -221,6 +221,50 @@ fn the_mayor_commands_rename_set_the_message_and_refuse_a_non_mayor() {
 }
 
 #[test]
+fn a_join_names_its_region_and_a_realm_with_every_city_full_refuses_it() {
+    // Caissa is boards [0,0] [1,0] [2,0]: alice joins it whole (rings 0, 1 and 2 of its
+    // row); bob finds it full and, with the ground open (the default), gets ring 1's
+    // [-1,-1] [0,-1] [1,-1]. With join_ground = false bob is refused and nothing is kept:
+    // `realm show` knows alice alone.
+    let dir = scratch("join-region");
+    let city = "[[cities]]\nname = \"Caissa\"\nboards = [[0, 0], [2, 0]]\n";
+    let runs = [false, true].map(|closed| (closed, dbs(&dir, if closed { "join-closed" } else { "join-open" })));
+    for (closed, db) in runs.into_iter().flat_map(|(c, dbs)| dbs.into_iter().map(move |db| (c, db))) {
+        let cfg = dir.join("realm.toml");
+        let ground = if closed { "join_ground = false\n" } else { "" };
+        std::fs::write(&cfg, format!("name = \"j\"\nround_hours = 6\n{ground}{city}")).unwrap();
+        ok(&["realm", "new", "--config", cfg.to_str().unwrap(), "--db", &db, "--at", T0]);
+        let out = ok(&["realm", "join", "--db", &db, "--player", "alice", "--at", T0]);
+        assert_eq!(
+            out.lines().next(),
+            Some("alice joined round 0 on boards [0, 0] [1, 0] [2, 0] in the city Caissa"),
+            "{db}"
+        );
+        let o = varia(&["realm", "join", "--db", &db, "--player", "bob", "--at", T0]);
+        let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        if closed {
+            assert_eq!(o.status.code(), Some(1), "{db}: {stdout}");
+            assert!(
+                stderr.contains(
+                    "no room for a new empire: no city has 3 free boards, and this realm places no empire on the \
+                     open ground outside the cities (join_ground = false)"
+                ),
+                "{db}: {stderr}"
+            );
+            let a = out.lines().find_map(|l| l.strip_prefix("token: ")).unwrap();
+            assert_eq!(show(&db, a)["world"]["players"], serde_json::json!(["alice"]), "{db}");
+        } else {
+            assert!(o.status.success(), "{db}: {stderr}");
+            assert_eq!(
+                stdout.lines().next(),
+                Some("bob joined round 0 on boards [-1, -1] [0, -1] [1, -1] on the open ground"),
+                "{db}"
+            );
+        }
+    }
+}
+
+#[test]
 fn an_order_killed_before_its_commit_is_lost_and_the_acknowledged_one_stands() {
     let dir = scratch("order-crash");
     for db in dbs(&dir, "order-crash") {

@@ -12,9 +12,10 @@ out="$root/docs/screenshots"
 mkdir -p "$out"
 # A realm to photograph (Caissan): alice, bob and carol join; in round 0 alice's queen
 # takes bob's king (his knight leaps out of its way) and conquers his board [-1, 0];
-# for round 1 she places her new king, moves a knight and drops a rook.
+# for round 1 she places her new king, moves a knight and drops a rook. The city Caissa,
+# beside bob's boards, is two boards: too few for an empire, so the three join the ground.
 realm="$(mktemp -d)"
-printf 'name = "Testland"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = "Caissa"\nboards = [[2, -1], [3, 0]]\n' >"$realm/realm.toml"
+printf 'name = "Testland"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = "Caissa"\nboards = [[2, -1], [2, 0]]\n' >"$realm/realm.toml"
 "$varia" realm new --config "$realm/realm.toml" --db "$realm/realm.db" >/dev/null
 token() { "$varia" realm join --db "$realm/realm.db" --player "$1" 2>/dev/null | sed -n 's/^token: //p'; }
 alice="$(token alice)"

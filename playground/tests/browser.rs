@@ -71,8 +71,10 @@ fn the_page_works_in_chromium() {
     for ext in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
     }
+    // Caissa is two boards, [3,-1] and [3,0]: too few for an empire (a join's three boards
+    // lie in one region, cities first), so alice and bob join the ground ring by ring.
     let cfg =
-        "name = \"Testland\"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = \"Caissa\"\nboards = [[3, -1], [4, 0]]\n";
+        "name = \"Testland\"\nround_hours = 6\nseed = 1\n\n[[cities]]\nname = \"Caissa\"\nboards = [[3, -1], [3, 0]]\n";
     let cfg = varia_realm::RealmConfig::parse(cfg, "realm.toml").unwrap();
     let made = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
     let store = varia_realm::SqliteStore::open(&db, true).unwrap();

@@ -1,6 +1,7 @@
 //! A realm's config file (TOML), read by `varia realm new`: which variant, how long a
 //! round is (CA-02: the three realms run on 6, 10 and 24 hours), the seed of its
-//! randomness, and the size of a sector (A-CA1). Unknown keys and bad values are refused with the file's name.
+//! randomness, the size of a sector (A-CA1), the cities and their roads (CA-19), and
+//! whether new empires may lie outside the cities (`join_ground`). Unknown keys and bad values are refused with the file's name.
 
 use serde::Deserialize;
 
@@ -33,6 +34,12 @@ pub struct RealmConfig {
     /// Roads between cities (CA-19), by name.
     #[serde(default)]
     pub roads: Vec<RoadConfig>,
+    /// Whether a new empire may lie on the open ground outside the cities. A joining
+    /// player's three boards lie in one region: the first city, in config order, with
+    /// room for them, else the ground; with `false` a join that finds every city full
+    /// is refused (needs at least one city).
+    #[serde(default = "yes")]
+    pub join_ground: bool,
 }
 
 /// A city: `boards = [[x0, y0], [x1, y1]]`, the lower-left and upper-right boards of
@@ -79,6 +86,10 @@ pub const MAX_SECTOR_BOARDS: i64 = 10_000;
 
 fn sector_boards() -> i64 {
     10
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn caissan() -> String {
@@ -134,6 +145,13 @@ impl RealmConfig {
                     ));
                 }
             }
+        }
+        if !c.join_ground && c.cities.is_empty() {
+            problems.push(
+                "join_ground = false with no [[cities]]: nobody could ever join (a new empire lies in a city or, \
+                 with join_ground = true, on the open ground)"
+                    .to_string(),
+            );
         }
         for (i, road) in c.roads.iter().enumerate() {
             let [a, b] = &road.between;

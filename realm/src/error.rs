@@ -45,6 +45,11 @@ pub enum Error {
     LockedOut { player: String, until: i64 },
     #[error("no room for a new empire: no {want} free boards within {rings} rings of the centre")]
     NoRoom { want: u32, rings: i32 },
+    #[error(
+        "no room for a new empire: no city has {want} free boards, and this realm places no empire on the open \
+         ground outside the cities (join_ground = false)"
+    )]
+    CitiesFull { want: u32 },
     #[error("unknown player or wrong token")]
     Unauthorized,
     #[error("round {round}'s deadline ({deadline}) has passed; its orders are closed until it is resolved")]
@@ -88,6 +93,7 @@ impl Error {
             Error::OrdersRefused { .. }
             | Error::Join(_)
             | Error::NoRoom { .. }
+            | Error::CitiesFull { .. }
             | Error::Refused { .. }
             | Error::LockedOut { .. } => 422,
             Error::TooSoon { .. } | Error::Cooldown { .. } => 429,

@@ -38,6 +38,62 @@ impl Regions {
             .position(|(_, [[x0, y0], [x1, y1]])| (*x0..=*x1).contains(&b.bx) && (*y0..=*y1).contains(&b.by))
     }
 
+    /// How many cities there are.
+    pub fn len(&self) -> usize {
+        self.cities.len()
+    }
+
+    /// The name of the i-th city (config order).
+    pub fn city_name(&self, i: usize) -> &str {
+        &self.cities[i].0
+    }
+
+    /// Visits the boards of a region — the i-th city, or (None) the ground outside every
+    /// city — that lie within `rings` rings of board [0, 0], ring by ring outward (ring r:
+    /// the boards with max(|bx|, |by|) = r), each ring in (y, x) order, until `f` returns
+    /// true; returns whether it did. A city is walked over its own rectangle only (the
+    /// rings it meets), so a far or large city costs its boards, not the rings before it.
+    pub fn walk(&self, region: Option<usize>, rings: i32, mut f: impl FnMut(BoardId) -> bool) -> bool {
+        let rings = i64::from(rings.max(0));
+        match region {
+            Some(i) => {
+                let rect = self.rect(i);
+                let (lo, hi) = ring_span(rect);
+                for r in lo..=hi.min(rings) {
+                    if ring_in(r, rect, &mut f) {
+                        return true;
+                    }
+                }
+                false
+            }
+            None => {
+                let spans: Vec<(i64, i64)> = (0..self.cities.len()).map(|i| ring_span(self.rect(i))).collect();
+                let mut near = Vec::new();
+                for r in 0..=rings {
+                    // Only the cities this ring meets can hold its boards.
+                    near.clear();
+                    near.extend((0..self.cities.len()).filter(|&i| spans[i].0 <= r && r <= spans[i].1));
+                    let whole = [[-r, -r], [r, r]];
+                    let hit = ring_in(r, whole, &mut |b: BoardId| !near.iter().any(|&i| self.contains(i, b)) && f(b));
+                    if hit {
+                        return true;
+                    }
+                }
+                false
+            }
+        }
+    }
+
+    fn rect(&self, i: usize) -> [[i64; 2]; 2] {
+        let [[x0, y0], [x1, y1]] = self.cities[i].1;
+        [[i64::from(x0), i64::from(y0)], [i64::from(x1), i64::from(y1)]]
+    }
+
+    fn contains(&self, i: usize, b: BoardId) -> bool {
+        let [[x0, y0], [x1, y1]] = self.cities[i].1;
+        (x0..=x1).contains(&b.bx) && (y0..=y1).contains(&b.by)
+    }
+
     fn name(&self, r: Option<usize>) -> String {
         match r {
             Some(i) => format!("the city {}", self.cities[i].0),
@@ -176,4 +232,33 @@ pub fn restore_bots(
     }
     out.state = Realm::from_json(v, &out.state)?.to_json(v);
     Ok(())
+}
+
+/// The rings a rectangle of boards meets: from its nearest board to board [0, 0]
+/// (Chebyshev distance) to its farthest.
+fn ring_span([[x0, y0], [x1, y1]]: [[i64; 2]; 2]) -> (i64, i64) {
+    let near = |a: i64, b: i64| if a <= 0 && 0 <= b { 0 } else { a.abs().min(b.abs()) };
+    (near(x0, x1).max(near(y0, y1)), x0.abs().max(x1.abs()).max(y0.abs()).max(y1.abs()))
+}
+
+/// Visits the boards of ring `r` that lie in the rectangle, in (y, x) order, until `f`
+/// returns true; returns whether it did.
+fn ring_in(r: i64, [[x0, y0], [x1, y1]]: [[i64; 2]; 2], f: &mut impl FnMut(BoardId) -> bool) -> bool {
+    let board = |bx: i64, by: i64| BoardId { bx: bx as i32, by: by as i32 };
+    for by in y0.max(-r)..=y1.min(r) {
+        if by.abs() == r {
+            for bx in x0.max(-r)..=x1.min(r) {
+                if f(board(bx, by)) {
+                    return true;
+                }
+            }
+        } else {
+            for bx in [-r, r] {
+                if (x0..=x1).contains(&bx) && f(board(bx, by)) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }

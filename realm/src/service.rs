@@ -60,6 +60,8 @@ pub struct Joined {
     /// Shown once; only its hash is kept.
     pub token: String,
     pub boards: Vec<[i32; 2]>,
+    /// The city the three boards lie in (null: the open ground outside the cities).
+    pub city: Option<String>,
     pub round: u64,
     pub deadline: i64,
 }
@@ -163,6 +165,7 @@ impl Service {
             deadline: next_deadline(now, config.round_hours),
             sector_boards: config.sector_boards,
             resolving: None,
+            join_ground: config.join_ground,
         };
         {
             let mut tx = store.begin(Mode::Write)?;
@@ -221,7 +224,9 @@ impl Service {
         parse_state(&store::world(tx.as_mut())?.1)
     }
 
-    /// A new player joins: three boards (CA-03) found by [`choose_boards`], and a token.
+    /// A new player joins: three boards (CA-03) in one region, found by
+    /// [`choose_boards`], and a token. Refused, storing nothing, when no region has room
+    /// (`NoRoom`, or `CitiesFull` in a realm with `join_ground = false`).
     pub fn join(&mut self, player: &str) -> Result<Joined, Error> {
         check_player_name(player)?;
         let now = self.clock.now();
@@ -242,7 +247,8 @@ impl Service {
         let (round, text) = store::world(tx.as_mut())?;
         let state = parse_state(&text)?;
         let mut realm = Realm::from_json(&v, &state)?;
-        let boards = choose_boards(&realm, rules)?;
+        let regions = crate::region::Regions::new(&store::cities(tx.as_mut())?);
+        let (boards, city) = choose_boards(&realm, rules, &regions, meta.join_ground)?;
         // The lockout after abandoning is judged at the time of joining.
         realm.time = Some(now);
         realm.join(&v, player, &boards)?;
@@ -258,6 +264,7 @@ impl Service {
             player: player.to_string(),
             token,
             boards: boards.iter().map(|b| [b.bx, b.by]).collect(),
+            city: city.map(|i| regions.city_name(i).to_string()),
             round,
             deadline: meta.deadline,
         })
@@ -609,12 +616,21 @@ pub fn judge(
         .collect())
 }
 
-/// The boards a new empire gets: the first `start_boards` boards, ring by ring outward
-/// from board [0, 0] (each ring in (y, x) order), that are free — no owner and no piece
-/// — or claimable (their owner idle for `claimable_after` rounds, CA-18).
-pub fn choose_boards(realm: &Realm, rules: &varia::variant::WorldRules) -> Result<Vec<BoardId>, Error> {
-    let want = rules.start_boards;
-    let mut out = Vec::with_capacity(want as usize);
+/// The boards a new empire gets, all in one region (so no piece of it is ever cut off
+/// from the others by a city's edge, CA-19): the first region with `start_boards`
+/// takeable boards — the cities in config order, then the open ground outside every
+/// city (unless `join_ground` is false) — and in it the first takeable boards ring by
+/// ring outward from board [0, 0] (each ring in (y, x) order, as far as [`JOIN_RINGS`]).
+/// A board is takeable when it is free — no owner and no piece — or claimable (its owner
+/// idle for `claimable_after` rounds, CA-18). Also gives the city's index (None: the
+/// ground). With no cities this is the first takeable boards ring by ring.
+pub fn choose_boards(
+    realm: &Realm,
+    rules: &varia::variant::WorldRules,
+    regions: &crate::region::Regions,
+    join_ground: bool,
+) -> Result<(Vec<BoardId>, Option<usize>), Error> {
+    let want = rules.start_boards as usize;
     let takeable = |b: BoardId| {
         let owner = realm.cells.owner(b);
         if owner == NOBODY {
@@ -623,19 +639,24 @@ pub fn choose_boards(realm: &Realm, rules: &varia::variant::WorldRules) -> Resul
             rules.claimable_after > 0 && realm.idle.get(owner as usize).is_some_and(|&i| i >= rules.claimable_after)
         }
     };
-    for r in 0..=JOIN_RINGS {
-        for by in -r..=r {
-            let xs: Vec<i32> = if by.abs() == r { (-r..=r).collect() } else { vec![-r, r] };
-            for bx in xs {
-                let b = BoardId { bx, by };
+    let mut out = Vec::with_capacity(want);
+    let ground = join_ground.then_some(None);
+    for region in (0..regions.len()).map(Some).chain(ground) {
+        out.clear();
+        let found = want == 0
+            || regions.walk(region, JOIN_RINGS, |b| {
                 if takeable(b) {
                     out.push(b);
-                    if out.len() == want as usize {
-                        return Ok(out);
-                    }
                 }
-            }
+                out.len() == want
+            });
+        if found {
+            return Ok((out, region));
         }
     }
-    Err(Error::NoRoom { want, rings: JOIN_RINGS })
+    if join_ground {
+        Err(Error::NoRoom { want: rules.start_boards, rings: JOIN_RINGS })
+    } else {
+        Err(Error::CitiesFull { want: rules.start_boards })
+    }
 }

@@ -1,8 +1,8 @@
 //! `varia realm simulate`: bots play every player of a fresh realm for N rounds, in
 //! memory, and each round is measured — boards held per player, eliminations,
 //! conquests, what went into and came out of the vaults. The players join one after
-//! another exactly as [`crate::Service::join`] places them (three boards ring by ring
-//! from the centre), so neighbours meet from the first round; each round is the pure
+//! another exactly as [`crate::Service::join`] places them in a realm without cities
+//! (three boards ring by ring from the centre), so neighbours meet from the first round; each round is the pure
 //! resolver's (`varia::world::round`) with the bot ordering for everyone, seeded by
 //! [`crate::service::round_seed`]. The statistics are a function of (variant, players,
 //! rounds, seed) alone: threads change the timings, never a figure.
@@ -112,12 +112,12 @@ pub struct SimReport {
 }
 
 /// A fresh realm where `players` players `p0`, `p1`, … joined in turn, as the service
-/// places them.
+/// places them in a realm without cities.
 pub fn joined_world(v: &Variant, players: usize) -> Result<Realm, Error> {
     let rules = world_of(v)?;
     let mut realm = Realm::new(rules.tile);
     for i in 0..players {
-        let boards = choose_boards(&realm, rules)?;
+        let (boards, _) = choose_boards(&realm, rules, &Default::default(), true)?;
         realm.join(v, &format!("p{i}"), &boards)?;
     }
     Ok(realm)

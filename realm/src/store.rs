@@ -112,6 +112,10 @@ CREATE TABLE round_parts (
     PRIMARY KEY (round, part)
 );
 ",
+    // Joins in one region, cities first (issue 13): may an empire lie on the open ground?
+    "
+ALTER TABLE realm_meta ADD COLUMN join_ground BIGINT NOT NULL DEFAULT 1;
+",
 ];
 
 /// The schema version this build writes.
@@ -174,6 +178,9 @@ pub struct Meta {
     /// The round being resolved in parts by workers (see `worker`), if one is: its
     /// orders are closed and the world may not change until it is merged.
     pub resolving: Option<u64>,
+    /// Whether a new empire may lie on the ground outside the cities (realm config
+    /// `join_ground`; true in a realm made before version 6).
+    pub join_ground: bool,
 }
 
 impl Meta {
@@ -188,7 +195,7 @@ impl Meta {
 
 pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
     tx.exec(
-        "INSERT INTO realm_meta (id, name, variant, round_hours, seed, created_at, deadline, sector_boards) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO realm_meta (id, name, variant, round_hours, seed, created_at, deadline, sector_boards, join_ground) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         &[
             m.name.as_str().into(),
             m.variant.as_str().into(),
@@ -197,6 +204,7 @@ pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
             m.created_at.into(),
             m.deadline.into(),
             m.sector_boards.into(),
+            i64::from(m.join_ground).into(),
         ],
     )?;
     Ok(())
@@ -204,7 +212,7 @@ pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
 
 pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
     let rows = tx.query(
-        "SELECT name, variant, round_hours, seed, created_at, deadline, sector_boards, resolving FROM realm_meta WHERE id = 1",
+        "SELECT name, variant, round_hours, seed, created_at, deadline, sector_boards, resolving, join_ground FROM realm_meta WHERE id = 1",
         &[],
     )?;
     let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no settings row".into() })?;
@@ -220,6 +228,7 @@ pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
             Value::Null => None,
             v => Some(v.int()? as u64),
         },
+        join_ground: r[8].int()? != 0,
     })
 }
 

@@ -2,7 +2,9 @@
 //! PostgreSQL, with the clock pinned. Positions as in tests/service.rs: a board [bx, by]
 //! has its corner at (5bx, 5by) and holds K +(2,2), Q +(2,3), R +(1,2), B +(3,2),
 //! N +(2,1); alice joins onto [0,0] [-1,-1] [0,-1], bob onto [1,-1] [-1,0] [1,0].
-//! Caissa is boards [-1,-1]..[1,1]: both hold 3 boards there with 15 pieces on them.
+//! Caissa is boards [-1,-1]..[1,1]: both hold 3 boards there with 15 pieces on them (a
+//! join's boards lie in one region, cities first; Caissa's nine boards, taken ring by
+//! ring, are the boards a realm without cities would give).
 
 mod common;
 
@@ -38,21 +40,29 @@ const NOT_MAYOR: &str = "only the mayor of Caissa may use the crown menu and the
 
 #[test]
 fn the_mayor_holds_the_most_boards_even_with_fewer_pieces() {
-    // CA-21, boards first. Small is [-1,-1]..[0,0]: alice holds [0,0] [-1,-1] [0,-1],
-    // bob only [-1,0]. Alice keeps her kings and the bishop on (3,2), 4 pieces; bob has
-    // 5 on [-1,0]: still alice, after the resolution too.
-    let text = "name = \"m\"\nround_hours = 6\n[[cities]]\nname = \"Small\"\nboards = [[-1, -1], [0, 0]]\n";
+    // CA-21, boards first. Small is [-1,-1]..[1,0]: alice joins onto [0,0] [-1,-1]
+    // [0,-1], bob onto [1,-1] [-1,0] [1,0], all in Small (a join's three boards lie in
+    // one region, so to have bob hold fewer boards there the operator takes two of his:
+    // [1,-1] and [1,0] emptied and left to nobody). Alice keeps her kings and the bishop
+    // on (3,2), 4 pieces; bob has 5 on [-1,0]: still alice, after the resolution too.
+    let text = "name = \"m\"\nround_hours = 6\n[[cities]]\nname = \"Small\"\nboards = [[-1, -1], [1, 0]]\n";
     for (name, mut open) in stores("mayor-boards") {
         let (mut s, _) = realm_from(open(true).unwrap(), text);
         let a = s.join("alice").unwrap();
-        s.join("bob").unwrap();
+        assert_eq!(s.join("bob").unwrap().boards, [[1, -1], [-1, 0], [1, 0]], "{name}");
         assert_eq!(mayor_of(&mut s, &a.token, "Small").as_deref(), Some("alice"), "{name}");
         poke_world(open(false).unwrap().as_mut(), |st| {
             let mut gone = vec![(2, 3), (1, 2), (2, 1)];
             for (cx, cy) in [(-5, -5), (0, -5)] {
                 gone.extend([(cx + 2, cy + 3), (cx + 1, cy + 2), (cx + 3, cy + 2), (cx + 2, cy + 1)]);
             }
+            for (cx, cy) in [(5, -5), (5, 0)] {
+                gone.extend([(cx + 2, cy + 2), (cx + 2, cy + 3), (cx + 1, cy + 2), (cx + 3, cy + 2), (cx + 2, cy + 1)]);
+            }
             remove_pieces(st, &gone);
+            for b in st.boards.iter_mut().filter(|b| b.board == [1, -1] || b.board == [1, 0]) {
+                b.owner = None;
+            }
         });
         s.advance(true).unwrap();
         assert_eq!(mayor_of(&mut s, &a.token, "Small").as_deref(), Some("alice"), "{name}");
@@ -264,7 +274,8 @@ fn a_realm_of_schema_version_3_migrates_and_elects_at_the_next_resolution() {
     drop(s);
     let db = rusqlite::Connection::open(&path).unwrap();
     db.execute_batch(
-        "DROP TABLE round_parts; DROP TABLE round_plans; ALTER TABLE realm_meta DROP COLUMN resolving; \
+        "ALTER TABLE realm_meta DROP COLUMN join_ground; \
+         DROP TABLE round_parts; DROP TABLE round_plans; ALTER TABLE realm_meta DROP COLUMN resolving; \
          DROP TABLE transfers; DROP TABLE donations; DROP TABLE mayor_vault; DROP TABLE mayors; \
          ALTER TABLE cities DROP COLUMN motd; ALTER TABLE cities DROP COLUMN motd_at; \
          ALTER TABLE cities DROP COLUMN renamed_by; ALTER TABLE cities DROP COLUMN renamed_at; \
@@ -282,5 +293,5 @@ fn a_realm_of_schema_version_3_migrates_and_elects_at_the_next_resolution() {
     let db = rusqlite::Connection::open(&path).unwrap();
     let v: i64 = db.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).unwrap();
     assert_eq!(v, varia_realm::store::SCHEMA_VERSION);
-    assert_eq!(v, 5);
+    assert_eq!(v, 6);
 }

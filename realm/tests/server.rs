@@ -476,10 +476,36 @@ fn a_transfer_is_the_senders_until_the_round_is_resolved() {
 }
 
 #[test]
+fn a_join_when_every_city_is_full_and_the_ground_is_closed_is_422() {
+    // join_ground = false: Caissa's nine boards take alice, bob and carol; Philidor's six
+    // dave ([3,-1] [3,0] [3,1]) and erin ([4,-1] [4,0] [4,1]); frank finds no room.
+    let mut cfg = with_cities();
+    cfg.join_ground = false;
+    let s = start_with("join-full", cfg);
+    for p in ["alice", "bob", "carol", "dave"] {
+        s.join(p);
+    }
+    let (st, v) = s.call("POST", "/join", None, Some(&json!({ "player": "erin" }).to_string()));
+    assert_eq!(
+        (st, v["city"].clone(), v["boards"].clone()),
+        (201, json!("Philidor"), json!([[4, -1], [4, 0], [4, 1]]))
+    );
+    let (st, v) = s.call("POST", "/join", None, Some(&json!({ "player": "frank" }).to_string()));
+    assert_eq!(st, 422, "{v}");
+    assert_eq!(
+        v["error"],
+        "no room for a new empire: no city has 3 free boards, and this realm places no empire on the open ground \
+         outside the cities (join_ground = false)"
+    );
+}
+
+#[test]
 fn a_city_log_is_read_by_all_and_written_by_its_top_20_real_players() {
     // CA-25. Caissa is boards [-1,-1]..[1,1]. alice [0,0] [-1,-1] [0,-1], bob [1,-1]
     // [-1,0] [1,0] and carol [-1,1] [0,1] [1,1] hold ring 1 and the centre, all in
-    // Caissa; dave gets the first three of ring 2, [-2,-2] [-1,-2] [0,-2]: none there.
+    // Caissa. A join's boards lie in one region, cities first: dave finds Caissa full and
+    // takes Philidor's ([3,-1]..[4,1]) first three ring by ring, ring 3's [3,-1] [3,0]
+    // [3,1] (before empires were kept in one region he got ring 2's, in no city).
     let s = start_with("chat-city", with_cities());
     let [a, b, c, d] = ["alice", "bob", "carol", "dave"].map(|p| s.join(p));
     let (st, log) = s.get("/chat/city:Caissa", &d);
@@ -506,15 +532,21 @@ fn a_city_log_is_read_by_all_and_written_by_its_top_20_real_players() {
     let (_, log) = s.get("/chat/city:Caissa", &b);
     assert_eq!(log["lines"][0]["text"], "welcome to Caissa");
     assert_eq!(log["may_write"], true);
-    // Nobody holds a board in Philidor: everyone reads it, nobody writes.
+    // Philidor: alice reads it but holds no board there, so she does not write; dave
+    // does. His [3,-1] is in sector (0,-1), [3,0] and [3,1] in (0,0).
     let (st, log) = s.get("/chat/city:Philidor", &a);
-    assert_eq!((st, log["may_write"].clone(), log["top"].clone()), (200, json!(false), json!([])));
+    assert_eq!((st, log["may_write"].clone()), (200, json!(false)), "{log}");
+    assert_eq!(
+        log["top"],
+        json!([{ "player": "dave", "boards": 3, "pieces": 15, "sectors": 2, "cities": 1, "bot": false }])
+    );
     assert_eq!(s.send("POST", "/chat/city:Philidor", &a, json!({ "text": "hello?" })).0, 403);
+    assert_eq!(s.send("POST", "/chat/city:Philidor", &d, json!({ "text": "hello from Philidor" })).0, 201);
     let (st, v) = s.get("/chat/city:Nowhere", &a);
     assert_eq!((st, v["error"].clone()), (404, json!("no city is called `Nowhere`")));
-    // The world card counts cities: dave's boards lie in none.
+    // The world card counts cities: each empire lies in one.
     let (_, log) = s.get("/chat/world", &a);
     let dave = log["top"].as_array().unwrap().iter().find(|r| r["player"] == "dave").unwrap().clone();
-    assert_eq!(dave["cities"], 0);
+    assert_eq!(dave["cities"], 1);
     assert_eq!(log["top"][0]["cities"], 1);
 }

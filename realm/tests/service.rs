@@ -83,6 +83,18 @@ fn a_config_with_another_round_length_or_an_unknown_key_is_refused() {
     let diagonal = "name = \"x\"\nround_hours = 6\n[[cities]]\nname = \"A\"\nboards = [[0, 0], [2, 2]]\n\
         [[cities]]\nname = \"B\"\nboards = [[3, 3], [5, 5]]\n";
     assert!(varia_realm::RealmConfig::parse(diagonal, "r.toml").unwrap_err().to_string().contains("touches"));
+    // join_ground: true unless said; false needs a city to join (else nobody ever could).
+    assert!(varia_realm::RealmConfig::parse(ok, "r.toml").unwrap().join_ground);
+    let closed = format!("join_ground = false\n{ok}");
+    assert!(!varia_realm::RealmConfig::parse(&closed, "r.toml").unwrap().join_ground);
+    let e = varia_realm::RealmConfig::parse("name = \"x\"\nround_hours = 6\njoin_ground = false\n", "r.toml");
+    assert_eq!(
+        e.unwrap_err().to_string(),
+        "r.toml: join_ground = false with no [[cities]]: nobody could ever join (a new empire lies in a city or, \
+         with join_ground = true, on the open ground)"
+    );
+    let e = varia_realm::RealmConfig::parse("name = \"x\"\nround_hours = 6\njoin_ground = 0\n", "r.toml");
+    assert!(e.unwrap_err().to_string().contains("join_ground"));
 }
 
 #[test]
@@ -320,7 +332,8 @@ fn a_schema_newer_than_this_build_is_refused_and_an_old_one_migrates() {
     // migrates it, with the sector of A-CA1, 10 boards a side, and keeps the rest.
     let db = rusqlite::Connection::open(&path).unwrap();
     db.execute_batch(
-        "DROP TABLE round_parts; DROP TABLE round_plans; ALTER TABLE realm_meta DROP COLUMN resolving; \
+        "ALTER TABLE realm_meta DROP COLUMN join_ground; \
+         DROP TABLE round_parts; DROP TABLE round_plans; ALTER TABLE realm_meta DROP COLUMN resolving; \
          DROP TABLE transfers; DROP TABLE donations; DROP TABLE mayor_vault; DROP TABLE mayors; \
          DROP TABLE roads; DROP TABLE cities; ALTER TABLE realm_meta DROP COLUMN sector_boards; \
          UPDATE schema_version SET version = 1",
@@ -330,7 +343,7 @@ fn a_schema_newer_than_this_build_is_refused_and_an_old_one_migrates() {
     let clock = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
     let mut old = Service::open(Box::new(varia_realm::SqliteStore::open(&path, false).unwrap()), clock).unwrap();
     let m = old.meta().unwrap();
-    assert_eq!((m.sector_boards, m.round_hours, m.seed), (10, 6, 1));
+    assert_eq!((m.sector_boards, m.round_hours, m.seed, m.join_ground), (10, 6, 1, true));
     drop(old);
     let db = rusqlite::Connection::open(&path).unwrap();
     let v: i64 = db.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).unwrap();
@@ -341,6 +354,34 @@ fn a_schema_newer_than_this_build_is_refused_and_an_old_one_migrates() {
     rusqlite::Connection::open(&other).unwrap().execute("CREATE TABLE x (y INTEGER)", []).unwrap();
     let clock = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
     assert!(Service::open(Box::new(varia_realm::SqliteStore::open(&other, false).unwrap()), clock).is_err());
+}
+
+#[test]
+fn a_realm_of_schema_version_5_migrates_and_goes_on_joining_on_the_ground() {
+    // Version 6 adds realm_meta.join_ground, 1 by default: a realm made before it placed
+    // every empire ring by ring, on the ground too, and goes on doing so.
+    for (name, mut open) in stores("schema-5") {
+        let (mut s, _) = realm(open(true).unwrap(), 6, 1);
+        s.join("alice").unwrap();
+        drop(s);
+        let mut db = open(false).unwrap();
+        poke_sql(db.as_mut(), "ALTER TABLE realm_meta DROP COLUMN join_ground");
+        poke_sql(db.as_mut(), "UPDATE schema_version SET version = 5");
+        drop(db);
+        let clock = std::sync::Arc::new(varia_realm::ManualClock::new(T0));
+        let mut s = Service::open(open(false).unwrap(), clock).unwrap();
+        let m = s.meta().unwrap();
+        assert_eq!((m.join_ground, m.round_hours, m.seed), (true, 6, 1), "{name}");
+        // bob's empire is the second ring by ring, on the ground (the realm has no city).
+        let b = s.join("bob").unwrap();
+        assert_eq!((b.boards, b.city), (vec![[1, -1], [-1, 0], [1, 0]], None), "{name}");
+        drop(s);
+        let mut db = open(false).unwrap();
+        let mut tx = db.begin(varia_realm::db::Mode::Read).unwrap();
+        let v = tx.query("SELECT version FROM schema_version", &[]).unwrap()[0][0].int().unwrap();
+        assert_eq!(v, varia_realm::store::SCHEMA_VERSION, "{name}");
+        assert_eq!(v, 6, "{name}");
+    }
 }
 
 #[test]

@@ -1,12 +1,17 @@
 //! The five-queen transfer (CA-19, CA-20, A-CA16) on SQLite and (with `VARIA_PG_URL`)
-//! PostgreSQL. Joins: alice [0,0] [-1,-1] [0,-1], bob [1,-1] [-1,0] [1,0], carol
-//! [-1,1] [0,1] [1,1], dave [-2,-2] [-1,-2] [0,-2], erin [1,-2] [2,-2] [-2,-1]. Home is
-//! boards [-1,-1]..[0,0] (alice 3, bob 1: alice is its mayor and its home for both);
-//! Far is [2,-2]..[3,-2], where erin holds [2,-2] (corner (10,-10): K (12,-8), Q (12,-7),
-//! R (11,-8), B (13,-8), N (12,-9)) and [3,-2] has no owner. Facing Home (centre
-//! (-0.5,-0.5)), Far's west side (midpoint (2,-2)) is nearest: distance² (2.5² + 1.5²)
-//! = 8.5, against 11.25 for south and north and 14.5 for east. So the only active
-//! border board facing Home is [2,-2].
+//! PostgreSQL. A join's three boards lie in one region, the cities first in config
+//! order, each ring by ring from [0,0] in (y, x) order. Home is boards [-1,-1]..[1,0]:
+//! alice [0,0] [-1,-1] [0,-1] and bob [1,-1] [-1,0] [1,0], 3 boards and 15 pieces each
+//! (alice is its mayor, the earliest joiner on a tie, A-CA14; it is the home of both).
+//! Far is [3,-2]..[5,-2]: carol joins it whole, [3,-2] (ring 3), [4,-2], [5,-2] (corner
+//! of [3,-2] (15,-10): K (17,-8), Q (17,-7), R (16,-8), B (18,-8), N (17,-9)). Empty and
+//! Lone (two boards each) have no room for an empire, so dave and erin join the ground:
+//! dave ring 1's top row [-1,1] [0,1] [1,1], erin ring 2's first, [-2,-2] [-1,-2] [0,-2].
+//! (Before empires were kept in one region, erin held Far's [2,-2] and bob one board of
+//! Home; the cities moved so that the same refusals and the arrival still show.) Facing
+//! Home (centre (0,-0.5)), Far's west side (midpoint (3,-2)) is nearest: distance²
+//! 3² + 1.5² = 11.25, against 18.25 for south and north (midpoint (4,-2)) and 27.25 for
+//! east. So the only active border board facing Home is [3,-2], carol's.
 
 mod common;
 
@@ -16,14 +21,14 @@ use varia_realm::service::Service;
 use varia_realm::transfer::{Outcome, Transfer, facing_side};
 
 const REALM: &str = "name = \"t\"\nround_hours = 6\nseed = 5\n\
-    [[cities]]\nname = \"Home\"\nboards = [[-1, -1], [0, 0]]\n\
-    [[cities]]\nname = \"Far\"\nboards = [[2, -2], [3, -2]]\n\
+    [[cities]]\nname = \"Home\"\nboards = [[-1, -1], [1, 0]]\n\
+    [[cities]]\nname = \"Far\"\nboards = [[3, -2], [5, -2]]\n\
     [[cities]]\nname = \"Empty\"\nboards = [[-1, 3], [0, 3]]\n\
     [[cities]]\nname = \"Lone\"\nboards = [[-6, 5], [-5, 5]]\n\
     [[roads]]\nbetween = [\"Home\", \"Far\"]\n\
     [[roads]]\nbetween = [\"Home\", \"Empty\"]\n";
 
-const ERIN: [(i32, i32); 5] = [(12, -8), (12, -7), (11, -8), (13, -8), (12, -9)];
+const CAROL: [(i32, i32); 5] = [(17, -8), (17, -7), (16, -8), (18, -8), (17, -9)];
 
 fn refused(r: Result<Transfer, Error>) -> String {
     match r {
@@ -39,8 +44,19 @@ fn queens(s: &mut Service, p: &str) -> u32 {
 /// The realm with five players; alice's vault holds `q` queens.
 fn setup(open: &mut Opener, q: u32) -> (Service, varia_realm::ManualClock, Vec<String>) {
     let (mut s, clock) = realm_from(open(true).unwrap(), REALM);
-    let tokens: Vec<String> =
-        ["alice", "bob", "carol", "dave", "erin"].iter().map(|p| s.join(p).unwrap().token).collect();
+    let joins: Vec<_> = ["alice", "bob", "carol", "dave", "erin"].iter().map(|p| s.join(p).unwrap()).collect();
+    let boards: Vec<_> = joins.iter().map(|j| (j.boards.clone(), j.city.as_deref())).collect();
+    assert_eq!(
+        boards,
+        [
+            (vec![[0, 0], [-1, -1], [0, -1]], Some("Home")),
+            (vec![[1, -1], [-1, 0], [1, 0]], Some("Home")),
+            (vec![[3, -2], [4, -2], [5, -2]], Some("Far")),
+            (vec![[-1, 1], [0, 1], [1, 1]], None),
+            (vec![[-2, -2], [-1, -2], [0, -2]], None),
+        ]
+    );
+    let tokens: Vec<String> = joins.into_iter().map(|j| j.token).collect();
     poke_world(open(false).unwrap().as_mut(), |st| {
         st.vaults.insert("alice".into(), [("Q".to_string(), q)].into());
     });
@@ -60,13 +76,14 @@ fn the_side_facing_home_is_the_one_nearest_the_home_centre() {
         motd_at: None,
         renamed: None,
     };
-    assert_eq!(facing_side(&city(1), &city(0)), vec![[2, -2]]);
-    // From Far, Home's east side (x = 0) is nearest: its midpoint (0, -0.5) lies 2.5 and
-    // 1.5 from Far's centre (2.5, -2): 8.5, against 10 (south), 13 (north), 14.5 (west).
-    assert_eq!(facing_side(&city(0), &city(1)), vec![[0, -1], [0, 0]]);
-    // From Lone (centre (-5.5, 5)) to Home: north (-0.5, 0) 25 + 25 = 50 against west
-    // (-1, -0.5) 20.25 + 30.25 = 50.5: north, the row y = 0.
-    assert_eq!(facing_side(&city(0), &city(3)), vec![[-1, 0], [0, 0]]);
+    assert_eq!(facing_side(&city(1), &city(0)), vec![[3, -2]]);
+    // From Far (centre (4, -2)), Home's east side (x = 1) is nearest: its midpoint
+    // (1, -0.5) lies 3 and 1.5 away: 11.25, against 17 (south (0, -1)), 20 (north
+    // (0, 0)) and 27.25 (west (-1, -0.5)).
+    assert_eq!(facing_side(&city(0), &city(1)), vec![[1, -1], [1, 0]]);
+    // From Lone (centre (-5.5, 5)) to Home: west (-1, -0.5) 20.25 + 30.25 = 50.5 against
+    // north (0, 0) 30.25 + 25 = 55.25 (south 66.25, east 72.5): west, the column x = -1.
+    assert_eq!(facing_side(&city(0), &city(3)), vec![[-1, -1], [-1, 0]]);
 }
 
 #[test]
@@ -111,10 +128,10 @@ fn one_queen_arrives_on_the_border_facing_home_and_four_go_to_the_mayor_vault() 
         let Some(Outcome::Arrived { board, square, to_mayor }) = rec.transfers[0].outcome.clone() else {
             panic!("{name}: {:?}", rec.transfers)
         };
-        assert_eq!((board, to_mayor), ([2, -2], 4), "{name}");
+        assert_eq!((board, to_mayor), ([3, -2], 4), "{name}");
         let [x, y] = square;
-        assert!((10..15).contains(&x) && (-10..-5).contains(&y), "{name}: {square:?} is on board [2,-2]");
-        assert!(!ERIN.contains(&(x, y)), "{name}: {square:?} was empty");
+        assert!((15..20).contains(&x) && (-10..-5).contains(&y), "{name}: {square:?} is on board [3,-2]");
+        assert!(!CAROL.contains(&(x, y)), "{name}: {square:?} was empty");
         let here: Vec<_> = st.pieces.iter().filter(|p| (p.x, p.y) == (x, y)).collect();
         assert_eq!(here.len(), 1);
         assert_eq!((here[0].owner.as_str(), here[0].kind.as_str()), ("alice", "Q"), "{name}");
@@ -135,7 +152,7 @@ fn one_queen_arrives_on_the_border_facing_home_and_four_go_to_the_mayor_vault() 
 
 #[test]
 fn with_no_empty_square_facing_home_the_queens_go_back_within_the_vault_cap() {
-    // A-CA16: erin's board [2,-2] is filled (20 more knights), so no queen can land.
+    // A-CA16: carol's board [3,-2] is filled (20 more knights), so no queen can land.
     // alice: 50 queens, 45 after paying, 47 after the mayor gives her 2; the refund has
     // room for 3 of the 5 under the cap of 50, and 2 are destroyed (A-CA12).
     for (name, mut open) in stores("transfer-refund") {
@@ -143,9 +160,9 @@ fn with_no_empty_square_facing_home_the_queens_go_back_within_the_vault_cap() {
         let a = &t[0];
         poke_world(open(false).unwrap().as_mut(), |st| {
             for y in -10..-5 {
-                for x in 10..15 {
-                    if !ERIN.contains(&(x, y)) {
-                        st.pieces.push(varia::world::json::PieceJson { x, y, owner: "erin".into(), kind: "N".into() });
+                for x in 15..20 {
+                    if !CAROL.contains(&(x, y)) {
+                        st.pieces.push(varia::world::json::PieceJson { x, y, owner: "carol".into(), kind: "N".into() });
                     }
                 }
             }

@@ -13,8 +13,9 @@ use varia::world::{bot, round};
 use varia_realm::worker::Step;
 use varia_realm::{Error, Service};
 
-/// Three cities around the centre, where joins put the first empires: Caissa holds
-/// rings 0 and 1, the ground outside holds ring 2, Philidor and Morphy parts of ring 3.
+/// Three cities of nine boards around the centre. A join's boards lie in one region,
+/// the cities first in config order: Caissa (rings 0 and 1), Philidor and Morphy take
+/// three empires each, and the other seven lie on the ground outside, from ring 2 on.
 const CONFIG: &str = "name = \"workers\"\nround_hours = 6\nseed = 11\n\
     [[cities]]\nname = \"Caissa\"\nboards = [[-1, -1], [1, 1]]\n\
     [[cities]]\nname = \"Philidor\"\nboards = [[3, -1], [5, 1]]\n\

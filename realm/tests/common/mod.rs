@@ -33,6 +33,7 @@ pub fn config(hours: i64, seed: u64) -> RealmConfig {
         sector_boards: 10,
         cities: vec![],
         roads: vec![],
+        join_ground: true,
     }
 }
 
