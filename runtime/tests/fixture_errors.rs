@@ -309,3 +309,41 @@ fn clock_readings_need_a_clock_a_time_and_a_step() {
         ]
     );
 }
+
+#[test]
+fn realm_lines_in_order_are_a_subsequence_and_a_wrong_order_says_so() {
+    let text = |lines: &str| {
+        format!(
+            "description = \"x\"\nvariant = \"caissan\"\n\n[state]\nplayers = [\"alice\", \"bob\"]\n\
+             pieces = [\"alice R 0 0\", \"bob N 0 3\"]\n\n[[round]]\norders.alice = [\"move 0 0 0 3\"]\n\n\
+             [round.expect]\nlines_in_order = [\n{lines}]\n"
+        )
+    };
+    let captured = "\"slides 4: bob's knight on [0, 3] captured, into alice's vault\"";
+    let moved = "\"slides 4: alice's rook [0, 0]-[0, 3]\"";
+    // The order of the trace, with lines of it left out in between: no failure.
+    let right = text(&format!("  \"alice 1. move [0, 0]-[0, 3]: accepted\",\n  {captured},\n  {moved},\n"));
+    let run = load("in-order", "good.toml", &right).unwrap().run().unwrap();
+    assert_eq!(run.failures, []);
+    // Swapped, and a line the trace does not have.
+    let wrong = text(&format!("  {moved},\n  {captured},\n  \"slides 9: nothing\",\n"));
+    let run = load("out-of-order", "bad.toml", &wrong).unwrap().run().unwrap();
+    let lines: Vec<String> = run.failures.iter().map(|f| f.to_string()).collect();
+    let at = "[[expect]] #1 after action 1 (round 1): lines_in_order";
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "bad.toml:14:3: {at}: expected `slides 4: bob's knight on [0, 3] captured, into alice's vault` \
+                 after `slides 4: alice's rook [0, 0]-[0, 3]`, found it comes only before \
+                 `slides 4: alice's rook [0, 0]-[0, 3]` in the round's trace"
+            ),
+            format!("bad.toml:15:3: {at}: expected `slides 9: nothing`, found no such line in the round's trace"),
+        ]
+    );
+    // An unknown key next to it is still refused, with a suggestion.
+    let typo = text(&format!("  {moved},\n")).replace("lines_in_order", "lines_in_ordr");
+    let p = problems("in-order-typo", &typo);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].contains("unknown field `lines_in_ordr`") && p[0].contains("lines_in_order"), "{p:?}");
+}
