@@ -54,6 +54,8 @@ pub(crate) struct Tables<B: Bits> {
     /// castling's king may stand on any square of its rank, so it loses them by kind).
     pub castle_keep_code: Vec<u32>,
     pub castles: Vec<CastleTables<B>>,
+    /// Per side: the bits of its entries in `castles` (the listing visits only these).
+    pub castle_side: [u32; 2],
     pub royal: u32,
     pub progress: u32,
     /// Whether the en-passant squares can be trimmed to those an enemy could take.
@@ -276,6 +278,7 @@ impl<B: Bits> Tables<B> {
             castle_keep: vec![],
             castle_keep_code: vec![u32::MAX; CODES],
             castles: vec![],
+            castle_side: [0; 2],
             royal: 0,
             progress: 0,
             ep_trim: true,
@@ -614,6 +617,7 @@ impl<B: Bits> Tables<B> {
                     .collect();
                 FreeCastle { home: t.set(home.iter().copied()), king_kind: k.index(), by_king }
             });
+            t.castle_side[c.side.index()] |= 1 << i;
             t.castles.push(CastleTables {
                 side: c.side,
                 king: c.king.index(),
