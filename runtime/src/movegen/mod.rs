@@ -19,7 +19,7 @@ use crate::event::NoEvents;
 use crate::geometry::Square;
 use crate::piece::MAX_KINDS;
 use crate::position::{Position, kind_of};
-use crate::variant::{Mode, Shape, WhenEmpty};
+use crate::variant::{Shape, WhenEmpty};
 use tables::{CAtom, Tables};
 
 /// The squares an atom reaches from `from` with occupancy `occ` (before the mode and
@@ -450,32 +450,36 @@ fn generate<B: Bits, const DEFER: bool>(
                 }
             };
             for a in &kt.atoms {
-                if !a.from.has(from) || (a.silenced && (t.adjacent[from] & enemy).any()) {
+                if !a.from.has(from) {
                     continue;
                 }
                 let r = reach(t, a, from, occ, &pos.by_kind);
-                let mut capt = if a.mode != Mode::Move { r & enemy } else { B::EMPTY };
-                if a.cannot_capture != 0 {
+                let mut capt = r & enemy & a.capture_mask;
+                let quiet = r & !occ & a.quiet_mask;
+                // Silenced, ranged, or with kinds it may not take: one test for all three.
+                if a.rare {
+                    if a.silenced && (t.adjacent[from] & enemy).any() {
+                        continue;
+                    }
                     let mut ks = a.cannot_capture;
                     while ks != 0 {
                         let ck = ks.trailing_zeros() as usize;
                         ks &= ks - 1;
                         capt &= !pos.by_kind[ck];
                     }
-                }
-                let quiet = if a.mode != Mode::Capture { r & !occ } else { B::EMPTY };
-                if a.ranged {
-                    let shots = capt & !seen_shot;
-                    seen_shot |= shots;
-                    for to in shots.iter() {
-                        push(out, to, ActionKind::Shot);
+                    if a.ranged {
+                        let shots = capt & !seen_shot;
+                        seen_shot |= shots;
+                        for to in shots.iter() {
+                            push(out, to, ActionKind::Shot);
+                        }
+                        let q = quiet & !seen;
+                        seen |= q;
+                        for to in q.iter() {
+                            push(out, to, ActionKind::Normal);
+                        }
+                        continue;
                     }
-                    let q = quiet & !seen;
-                    seen |= q;
-                    for to in q.iter() {
-                        push(out, to, ActionKind::Normal);
-                    }
-                    continue;
                 }
                 let targets = (capt | quiet) & !seen;
                 seen |= targets;
@@ -493,7 +497,7 @@ fn generate<B: Bits, const DEFER: bool>(
                         }
                     }
                 }
-                if a.captures_ep && pos.ep.any() {
+                if pos.ep.any() && a.captures_ep {
                     let eps = r & pos.ep & !seen;
                     seen |= eps;
                     for to in eps.iter() {
