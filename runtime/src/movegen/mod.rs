@@ -19,7 +19,7 @@ use crate::event::NoEvents;
 use crate::geometry::Square;
 use crate::piece::MAX_KINDS;
 use crate::position::{Position, kind_of};
-use crate::variant::{Mode, Shape, WhenEmpty};
+use crate::variant::{Shape, WhenEmpty};
 use tables::{CAtom, Tables};
 
 /// The squares an atom reaches from `from` with occupancy `occ` (before the mode and
@@ -162,15 +162,19 @@ impl<B: Bits> FastGuard<B> {
 }
 
 impl<B: Bits> Guard<B> {
-    fn new(pos: &Position<B>, t: &Tables<B>, check: bool) -> Self {
+    /// Sets the guard of `pos` in place: a fast guard built and returned was copied once
+    /// more (a call to `memcpy` of its pins in every listing).
+    #[inline(always)]
+    fn set(&mut self, pos: &Position<B>, t: &Tables<B>, check: bool) {
+        *self = Guard::Off;
         if !check {
-            return Guard::Off;
+            return;
         }
         let us = pos.stm;
         let them = us.opponent();
         let royals = pos.royals(t, us);
         if royals.is_empty() {
-            return Guard::Off;
+            return;
         }
         // Several royals, too many slide directions, or an opponent piece that a capture
         // could bring back (a frozen piece resolving): test each move exactly.
@@ -180,7 +184,8 @@ impl<B: Bits> Guard<B> {
             || t.slide_attacks[them.index()].len() > MAX_PINS
             || !pos.queue[them.index()].is_empty()
         {
-            return Guard::Exact;
+            *self = Guard::Exact;
+            return;
         }
         let king = royals.lsb();
         let active_enemy = pos.by_side[them.index()] & !pos.inactive;
@@ -191,14 +196,21 @@ impl<B: Bits> Guard<B> {
             let k = cond.trailing_zeros() as usize;
             cond &= cond - 1;
             if (t.kinds[them.index()][k].rev_cond[king] & pos.by_kind[k] & active_enemy).any() {
-                return Guard::Exact;
+                *self = Guard::Exact;
+                return;
             }
         }
         let occ = pos.occupied();
         let own = pos.by_side[us.index()];
         let checkers = pos.attackers(t, king, them, occ);
-        let mut g =
-            FastGuard { checkers, evasion: checkers, pinned: B::EMPTY, pins: [(0, B::EMPTY); MAX_PINS], npins: 0 };
+        *self = Guard::Fast(FastGuard {
+            checkers,
+            evasion: checkers,
+            pinned: B::EMPTY,
+            pins: [(0, B::EMPTY); MAX_PINS],
+            npins: 0,
+        });
+        let Guard::Fast(g) = self else { return };
         let mut leap_checkers = B::EMPTY;
         if checkers.any() {
             let mut ks = t.leap_attackers[them.index()];
@@ -249,7 +261,6 @@ impl<B: Bits> Guard<B> {
             g.pins[g.npins] = (b1, ray & !t.ray(da.scan, b2));
             g.npins += 1;
         }
-        Guard::Fast(g)
     }
 
     /// For a non-royal piece on `from`: the squares its ordinary moves (not en passant,
@@ -287,7 +298,7 @@ impl<B: Bits> Guard<B> {
 /// Under the fast guard (one royal piece, plain attackers): whether the royal piece's own
 /// action `a` leaves it unattacked. [`Guard::allows`] asks this for every royal move;
 /// [`legal_deferred`] leaves it to the caller, for the moves it picks.
-#[inline]
+#[inline(always)]
 fn royal_allowed<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Action) -> bool {
     if a.kind == ActionKind::Shot {
         return exact(pos, t, a);
@@ -361,7 +372,8 @@ fn generate<B: Bits, const DEFER: bool>(
     if !t.ends.is_empty() && ends::ended(pos, t).is_some() {
         return out.len()..out.len();
     }
-    let guard = Guard::new(pos, t, check);
+    let mut guard = Guard::Off;
+    guard.set(pos, t, check);
     let start = out.len();
     // The royal moves are left untested only where the fast guard would test each one on
     // its own, and no later pass reads the list.
@@ -438,32 +450,36 @@ fn generate<B: Bits, const DEFER: bool>(
                 }
             };
             for a in &kt.atoms {
-                if !a.from.has(from) || (a.silenced && (t.adjacent[from] & enemy).any()) {
+                if !a.from.has(from) {
                     continue;
                 }
                 let r = reach(t, a, from, occ, &pos.by_kind);
-                let mut capt = if a.mode != Mode::Move { r & enemy } else { B::EMPTY };
-                if a.cannot_capture != 0 {
+                let mut capt = r & enemy & a.capture_mask;
+                let quiet = r & !occ & a.quiet_mask;
+                // Silenced, ranged, or with kinds it may not take: one test for all three.
+                if a.rare {
+                    if a.silenced && (t.adjacent[from] & enemy).any() {
+                        continue;
+                    }
                     let mut ks = a.cannot_capture;
                     while ks != 0 {
                         let ck = ks.trailing_zeros() as usize;
                         ks &= ks - 1;
                         capt &= !pos.by_kind[ck];
                     }
-                }
-                let quiet = if a.mode != Mode::Capture { r & !occ } else { B::EMPTY };
-                if a.ranged {
-                    let shots = capt & !seen_shot;
-                    seen_shot |= shots;
-                    for to in shots.iter() {
-                        push(out, to, ActionKind::Shot);
+                    if a.ranged {
+                        let shots = capt & !seen_shot;
+                        seen_shot |= shots;
+                        for to in shots.iter() {
+                            push(out, to, ActionKind::Shot);
+                        }
+                        let q = quiet & !seen;
+                        seen |= q;
+                        for to in q.iter() {
+                            push(out, to, ActionKind::Normal);
+                        }
+                        continue;
                     }
-                    let q = quiet & !seen;
-                    seen |= q;
-                    for to in q.iter() {
-                        push(out, to, ActionKind::Normal);
-                    }
-                    continue;
                 }
                 let targets = (capt | quiet) & !seen;
                 seen |= targets;
@@ -481,7 +497,7 @@ fn generate<B: Bits, const DEFER: bool>(
                         }
                     }
                 }
-                if a.captures_ep && pos.ep.any() {
+                if pos.ep.any() && a.captures_ep {
                     let eps = r & pos.ep & !seen;
                     seen |= eps;
                     for to in eps.iter() {
@@ -549,17 +565,20 @@ fn drops<B: Bits>(
     }
 }
 
+#[inline(always)]
 fn castling<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, guard: &Guard<B>, out: &mut Vec<Action>) {
-    if pos.castling == 0 {
+    let us = pos.stm;
+    // The side's entries it still has the right to, in the order of `t.castles`.
+    let mut rights = pos.castling & t.castle_side[us.index()];
+    if rights == 0 {
         return;
     }
-    let us = pos.stm;
     let them = us.opponent();
     let occ = pos.occupied();
-    for (i, c) in t.castles.iter().enumerate() {
-        if c.side != us || pos.castling & (1 << i) == 0 {
-            continue;
-        }
+    while rights != 0 {
+        let i = rights.trailing_zeros() as usize;
+        rights &= rights - 1;
+        let c = &t.castles[i];
         // A free castling's king castles from where it stands, its rook from its own
         // square; the squares to keep empty and safe follow from the king's.
         let (king, empty, safe, to) = match &c.free {

@@ -54,6 +54,8 @@ pub(crate) struct Tables<B: Bits> {
     /// castling's king may stand on any square of its rank, so it loses them by kind).
     pub castle_keep_code: Vec<u32>,
     pub castles: Vec<CastleTables<B>>,
+    /// Per side: the bits of its entries in `castles` (the listing visits only these).
+    pub castle_side: [u32; 2],
     pub royal: u32,
     pub progress: u32,
     /// Whether the en-passant squares can be trimmed to those an enemy could take.
@@ -129,6 +131,14 @@ pub(crate) struct CAtom<B: Bits> {
     pub within: Option<B>,
     /// A hop, a blockable leap or a confined slide: reached through the slower path.
     pub special: bool,
+    /// All squares when it may capture (its mode is not `move`), else none: its captures
+    /// are `reach & enemy & capture_mask`, without a branch on the mode.
+    pub capture_mask: B,
+    /// All squares when it may move to an empty square (its mode is not `capture`).
+    pub quiet_mask: B,
+    /// Silenced by an adjacent enemy, ranged, or with kinds it may not take: the listing
+    /// tests these only when this one flag is set (most atoms have none of them).
+    pub rare: bool,
 }
 
 /// How a kind promotes, compiled.
@@ -211,7 +221,9 @@ pub(crate) struct Zobrist {
 }
 
 impl Zobrist {
-    fn new(nsq: usize) -> Zobrist {
+    /// `checks`: draw the check-count keys (only variants that count checks use them;
+    /// they are drawn last, so the other keys are the same either way).
+    fn new(nsq: usize, checks: bool) -> Zobrist {
         let mut state = 0x005e_ed0f_7a1a_u64;
         let mut next = move || {
             // SplitMix64: a fixed, documented generator; never change it silently.
@@ -232,7 +244,7 @@ impl Zobrist {
             // Drawn after the older keys, so those keep their values.
             hand: (0..2 * MAX_KINDS * 64).map(|_| next()).collect(),
             promoted: (0..nsq).map(|_| next()).collect(),
-            checks: (0..2 * 256).map(|_| next()).collect(),
+            checks: if checks { (0..2 * 256).map(|_| next()).collect() } else { Vec::new() },
         }
     }
 }
@@ -276,12 +288,13 @@ impl<B: Bits> Tables<B> {
             castle_keep: vec![],
             castle_keep_code: vec![u32::MAX; CODES],
             castles: vec![],
+            castle_side: [0; 2],
             royal: 0,
             progress: 0,
             ep_trim: true,
             facing: vec![],
             hand: None,
-            zobrist: Zobrist::new(0),
+            zobrist: Zobrist::new(0, false),
             ends: vec![],
             forced_capture: false,
             checks_illegal: false,
@@ -312,7 +325,8 @@ impl<B: Bits> Tables<B> {
         let mut t = Tables::<B>::empty();
         t.geo = geo;
         t.nsq = nsq;
-        t.zobrist = Zobrist::new(nsq);
+        let counts_checks = v.rules.end.ends.iter().any(|e| matches!(e.when, crate::variant::EndWhen::Checks { .. }));
+        t.zobrist = Zobrist::new(nsq, counts_checks);
         t.all = t.set(geo.squares());
         let king: Vec<Offset> = vec![(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
         t.adjacent = geo.squares().map(|sq| t.set(king.iter().filter_map(|&d| geo.offset(sq, d)))).collect();
@@ -394,6 +408,9 @@ impl<B: Bits> Tables<B> {
                         cannot_hop: a.cannot_hop,
                         within: None,
                         special: false,
+                        capture_mask: if a.mode != Mode::Move { !B::EMPTY } else { B::EMPTY },
+                        quiet_mask: if a.mode != Mode::Capture { !B::EMPTY } else { B::EMPTY },
+                        rare: a.silenced_by_adjacent_enemy || a.ranged || a.cannot_capture != 0,
                     };
                     match a.shape {
                         Shape::Leap if a.blockable => {
@@ -614,6 +631,7 @@ impl<B: Bits> Tables<B> {
                     .collect();
                 FreeCastle { home: t.set(home.iter().copied()), king_kind: k.index(), by_king }
             });
+            t.castle_side[c.side.index()] |= 1 << i;
             t.castles.push(CastleTables {
                 side: c.side,
                 king: c.king.index(),
