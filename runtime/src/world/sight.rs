@@ -251,20 +251,17 @@ fn follow_board(m: &Movement, tables: &Tables, cells: &Cells, occ: &Occupancy, s
     let tile = cells.tile();
     let home = cells.boards()[t];
     let limit = (m.rules.max_other_boards as usize).min(9);
-    // The boards around (by offset + 1, row by row) and what lands on each.
+    // The boards around (by offset + 1, row by row; u32::MAX: none), their pieces, and
+    // what lands on each. A board that does not exist holds nothing and takes no mark.
     let around = cells.around(home);
+    let mut near_all = [0u32; 9];
+    for (i, &u) in around.iter().enumerate() {
+        if u != u32::MAX {
+            near_all[i] = occ.all[u as usize];
+        }
+    }
     let mut attacks = [0u64; 9];
     let mut guards = [0u32; 9];
-    // The board at an offset: its index, and its place in `around` (None: further out).
-    let board_at = |dx: i32, dy: i32| -> Option<(usize, Option<usize>)> {
-        if dx.abs() <= 1 && dy.abs() <= 1 {
-            let i = ((dy + 1) * 3 + dx + 1) as usize;
-            let u = around[i];
-            return (u != u32::MAX).then_some((u as usize, Some(i)));
-        }
-        let b = BoardId { bx: home.bx.checked_add(dx)?, by: home.by.checked_add(dy)? };
-        cells.find(b).map(|u| (u, None))
-    };
     // The squares of board `u` holding a piece of `owner`.
     let own = |u: usize, owner: u32| -> u32 {
         if cells.owners[u] == owner {
@@ -281,21 +278,23 @@ fn follow_board(m: &Movement, tables: &Tables, cells: &Cells, occ: &Occupancy, s
         }
         mine
     };
-    let mut mark = |(u, slot): (usize, Option<usize>), owner: u32, attack: u32, guard: u32| {
+    // For the owner of the pieces followed (found again when it changes): per board
+    // around, its pieces of that owner and where its attacks go in the mask (0: the
+    // board's owner, 32: anyone else).
+    let mut seen_owner = None;
+    let mut near_own = [0u32; 9];
+    let mut near_shift = [32u32; 9];
+    // A board further out: its index, if it exists.
+    let far = |dx: i32, dy: i32| -> Option<usize> {
+        cells.find(BoardId { bx: home.bx.checked_add(dx)?, by: home.by.checked_add(dy)? })
+    };
+    let far_mark = |u: usize, owner: u32, attack: u32, guard: u32| {
         let a = if cells.owners[u] == owner { attack as u64 } else { (attack as u64) << 32 };
-        match slot {
-            Some(i) => {
-                attacks[i] |= a;
-                guards[i] |= guard;
-            }
-            None => {
-                if a != 0 {
-                    sight.attacks[u].fetch_or(a, Ordering::Relaxed);
-                }
-                if guard != 0 {
-                    sight.guards[u].fetch_or(guard, Ordering::Relaxed);
-                }
-            }
+        if a != 0 {
+            sight.attacks[u].fetch_or(a, Ordering::Relaxed);
+        }
+        if guard != 0 {
+            sight.guards[u].fetch_or(guard, Ordering::Relaxed);
         }
     };
     let mut pieces = occ.all[t];
@@ -307,6 +306,15 @@ fn follow_board(m: &Movement, tables: &Tables, cells: &Cells, occ: &Occupancy, s
         let kind = c.kind();
         let royal = m.is_royal(kind);
         let bound = m.is_bound(kind);
+        if seen_owner != Some(owner) {
+            seen_owner = Some(owner);
+            for (i, &u) in around.iter().enumerate() {
+                (near_own[i], near_shift[i]) = match u {
+                    u32::MAX => (0, 32),
+                    u => (own(u as usize, owner), if cells.owners[u as usize] == owner { 0 } else { 32 }),
+                };
+            }
+        }
         // Silenced atoms are judged on the start position, as the scans judge them there.
         let silenced = std::cell::OnceCell::new();
         let is_silenced = || {
@@ -324,10 +332,13 @@ fn follow_board(m: &Movement, tables: &Tables, cells: &Cells, occ: &Occupancy, s
             if a.from & (1 << s) == 0 || (a.silenced && is_silenced()) {
                 continue;
             }
-            // Whether the atom could take the piece on square `q` of board `u` (a piece of
-            // the owner there: a guard).
-            let takes = |u: usize, q: u32| {
-                a.cannot_capture == 0 || a.cannot_capture & (1 << cells.cell(u, q as usize).kind().0) == 0
+            // Whether the atom could take the piece on square `q` of board `u` (None: the
+            // board around at this place) — a piece of the owner there: a guard.
+            let takes = |u: Option<usize>, i: usize, q: u32| {
+                a.cannot_capture == 0 || {
+                    let u = u.unwrap_or(around[i] as usize);
+                    a.cannot_capture & (1 << cells.cell(u, q as usize).kind().0) == 0
+                }
             };
             for &li in &a.lines {
                 let l = &tables.lines[li];
@@ -342,15 +353,22 @@ fn follow_board(m: &Movement, tables: &Tables, cells: &Cells, occ: &Occupancy, s
                         }
                         (dx, dy, q as u32)
                     };
-                    let Some(b) = board_at(dx, dy) else { continue };
-                    let guard = if !royal && own(b.0, owner) >> q & 1 != 0 && takes(b.0, q) { 1 << q } else { 0 };
-                    mark(b, owner, 1 << q, guard);
+                    if dx.abs() <= 1 && dy.abs() <= 1 {
+                        let i = ((dy + 1) * 3 + dx + 1) as usize;
+                        attacks[i] |= (1u64 << q) << near_shift[i];
+                        if !royal && near_own[i] >> q & 1 != 0 && takes(None, i, q) {
+                            guards[i] |= 1 << q;
+                        }
+                    } else if let Some(u) = far(dx, dy) {
+                        let guard = !royal && own(u, owner) >> q & 1 != 0 && takes(Some(u), 0, q);
+                        far_mark(u, owner, 1 << q, (guard as u32) << q);
+                    }
                     continue;
                 }
                 // A line: attacks up to the first piece of anyone, guards up to the first
                 // of the owner's; a board at a time, counted as in `Movement::reach`.
                 let (mut attack, mut guard) = (true, !royal);
-                let (mut dx, mut dy) = (0, 0);
+                let (mut dx, mut dy) = (0i32, 0i32);
                 let (mut seg, mut len, mut at) = (l.ray[s], l.len[s] as i32, s);
                 let mut left = a.max;
                 let mut boards = 0;
@@ -359,28 +377,39 @@ fn follow_board(m: &Movement, tables: &Tables, cells: &Cells, occ: &Occupancy, s
                         seg = first(seg, left, l.up);
                         len = left;
                     }
-                    if seg != 0
-                        && let Some(b) = board_at(dx, dy)
-                    {
-                        let mut hit_attack = 0;
-                        if attack {
-                            let hit = seg & occ.all[b.0];
-                            hit_attack = if hit == 0 { seg } else { upto(seg, hit, l.up) };
-                            attack = hit == 0;
-                        }
-                        let mut hit_guard = 0;
-                        if guard {
-                            let mine = seg & own(b.0, owner);
-                            if mine != 0 {
-                                let q = if l.up { mine.trailing_zeros() } else { 31 - mine.leading_zeros() };
-                                guard = false;
-                                if takes(b.0, q) {
-                                    hit_guard = 1 << q;
+                    if seg != 0 {
+                        let near = dx.abs() <= 1 && dy.abs() <= 1;
+                        let i = ((dy + 1) * 3 + dx + 1) as usize;
+                        let u = if near { None } else { far(dx, dy) };
+                        if near || u.is_some() {
+                            let (all, mine) = match u {
+                                None => (near_all[i], near_own[i]),
+                                Some(u) => (occ.all[u], own(u, owner)),
+                            };
+                            let mut hit_attack = 0;
+                            if attack {
+                                let hit = seg & all;
+                                hit_attack = if hit == 0 { seg } else { upto(seg, hit, l.up) };
+                                attack = hit == 0;
+                            }
+                            let mut hit_guard = 0;
+                            if guard {
+                                let mine = seg & mine;
+                                if mine != 0 {
+                                    let q = if l.up { mine.trailing_zeros() } else { 31 - mine.leading_zeros() };
+                                    guard = false;
+                                    if takes(u, i, q) {
+                                        hit_guard = 1 << q;
+                                    }
                                 }
                             }
-                        }
-                        if hit_attack | hit_guard != 0 {
-                            mark(b, owner, hit_attack, hit_guard);
+                            match u {
+                                None => {
+                                    attacks[i] |= (hit_attack as u64) << near_shift[i];
+                                    guards[i] |= hit_guard;
+                                }
+                                Some(u) => far_mark(u, owner, hit_attack, hit_guard),
+                            }
                         }
                     }
                     left -= len;
