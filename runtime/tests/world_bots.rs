@@ -28,6 +28,62 @@ fn played(v: &Variant, boards: usize, seed: u64, rounds: u64) -> Realm {
     realm
 }
 
+/// Asks the sight of `realm` (made on one thread and on several) whether each square of
+/// every board, and of a ring of boards around them that do not exist, is attacked (for
+/// the board's owner, the piece standing there and two others) and guarded, and checks
+/// every answer it gives against the scans. Returns (questions on existing boards,
+/// answered by the masks, attacked squares, guarded pieces).
+fn sight_against_scans(m: &Movement, realm: &Realm, what: &str) -> (usize, usize, usize, usize) {
+    let cells = &realm.cells;
+    let tile = m.tile();
+    let sight = Sight::new(m, cells, false);
+    let threaded = Sight::new(m, cells, true);
+    let occ = |p: Pos| cells.get(p);
+    let players = realm.players.len() as u32;
+    let (mut asked, mut told, mut attacked, mut guarded) = (0usize, 0usize, 0usize, 0usize);
+    let mut boards: Vec<BoardId> = cells.boards().to_vec();
+    let side = (boards.len() as f64).sqrt() as i32 / 2 + 2;
+    boards.extend((-side..=side).flat_map(|i| {
+        [
+            BoardId { bx: i, by: -side },
+            BoardId { bx: i, by: side },
+            BoardId { bx: -side, by: i },
+            BoardId { bx: side, by: i },
+        ]
+    }));
+    for b in boards {
+        let w = cells.window(b);
+        for sq in b.squares(tile) {
+            let here = cells.get(sq);
+            let owner = cells.owner(b);
+            let mut victims = vec![here.owner(), owner, (owner.wrapping_add(1)) % players, 0];
+            victims.retain(|&o| o < players);
+            for o in victims {
+                let kind = if here.is_empty() { KindId(1) } else { here.kind() };
+                let victim = Cell::piece(o, kind);
+                let truth = m.attacked(&occ, sq, victim);
+                attacked += truth as usize;
+                let a = sight.attacked_at(&w, sq, o);
+                assert_eq!(a, threaded.attacked_at(&w, sq, o), "{what}: threads change {sq}");
+                if cells.find(b).is_some() {
+                    asked += 1;
+                    told += a.is_some() as usize;
+                }
+                if let Some(a) = a {
+                    assert_eq!(a, truth, "{what}: attacked {sq} for player {o} (board owner {owner})");
+                }
+            }
+            if !here.is_empty() {
+                let truth = m.guarded(&occ, sq, here);
+                guarded += truth as usize;
+                assert_eq!(sight.guarded_at(&w, sq), Some(truth), "{what}: guarded {sq}");
+                assert_eq!(threaded.guarded_at(&w, sq), Some(truth), "{what}: threads change the guard of {sq}");
+            }
+        }
+    }
+    (asked, told, attacked, guarded)
+}
+
 #[test]
 fn the_sight_answers_as_the_scans_do_on_every_square() {
     let v = caissan();
@@ -35,60 +91,68 @@ fn the_sight_answers_as_the_scans_do_on_every_square() {
     let m = Movement::new(&v, rules);
     for (boards, seed, rounds) in [(900, 3, 0), (1_200, 5, 3)] {
         let realm = played(&v, boards, seed, rounds);
-        let cells = &realm.cells;
-        let sight = Sight::new(&m, cells, false);
-        let threaded = Sight::new(&m, cells, true);
-        let occ = |p: Pos| cells.get(p);
-        let players = realm.players.len() as u32;
-        let (mut asked, mut told, mut attacked, mut guarded) = (0usize, 0usize, 0usize, 0usize);
-        // Every square of every board, and a ring of boards around the block that do not
-        // exist (the masks do not tell there).
-        let mut boards: Vec<BoardId> = cells.boards().to_vec();
-        let side = (boards.len() as f64).sqrt() as i32 / 2 + 2;
-        boards.extend((-side..=side).flat_map(|i| {
-            [
-                BoardId { bx: i, by: -side },
-                BoardId { bx: i, by: side },
-                BoardId { bx: -side, by: i },
-                BoardId { bx: side, by: i },
-            ]
-        }));
-        for b in boards {
-            let w = cells.window(b);
-            for sq in b.squares(rules.tile) {
-                let here = cells.get(sq);
-                let owner = cells.owner(b);
-                // Victims: the board's owner, the piece standing there, two others.
-                let mut victims = vec![here.owner(), owner, (owner.wrapping_add(1)) % players, 0];
-                victims.retain(|&o| o < players);
-                for o in victims {
-                    let kind = if here.is_empty() { KindId(1) } else { here.kind() };
-                    let victim = Cell::piece(o, kind);
-                    let truth = m.attacked(&occ, sq, victim);
-                    attacked += truth as usize;
-                    let a = sight.attacked_at(&w, sq, o);
-                    assert_eq!(a, threaded.attacked_at(&w, sq, o), "threads change {sq}");
-                    if cells.find(b).is_some() {
-                        asked += 1;
-                        told += a.is_some() as usize;
-                        // For the board's owner the masks always tell.
-                        assert!(o != owner || a.is_some(), "no answer for the owner of {b} on {sq}");
-                    }
-                    if let Some(a) = a {
-                        assert_eq!(a, truth, "attacked {sq} for player {o} (board owner {owner}, round {rounds})");
-                    }
-                }
-                if !here.is_empty() {
-                    let truth = m.guarded(&occ, sq, here);
-                    guarded += truth as usize;
-                    assert_eq!(sight.guarded_at(&w, sq), Some(truth), "guarded {sq} (round {rounds})");
-                }
-            }
-        }
+        let (asked, told, attacked, guarded) = sight_against_scans(&m, &realm, &format!("round {rounds}"));
         // On the boards that exist the masks answer most questions (all but those of a
-        // victim other than the owner where others attack too); both answers are common.
+        // victim other than the owner where others attack too: for the board's owner
+        // they always tell); both answers are common.
         assert!(told * 10 > asked * 8, "{told} of {asked} answered by the masks");
         assert!(attacked > 1_000 && guarded > 500, "{attacked} attacked, {guarded} guarded: too few to compare");
+    }
+}
+
+/// Caissan's rules with `edits` (pairs of text and its replacement) made to its TOML.
+fn caissan_with(edits: &[(&str, &str)]) -> std::sync::Arc<Variant> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/caissan/variant.toml");
+    let mut text = std::fs::read_to_string(path).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "caissan's TOML has no `{from}`");
+        text = text.replacen(from, to, 1);
+    }
+    Variant::from_toml(&text, "caissan_edited.toml").expect("the edited caissan loads")
+}
+
+#[test]
+fn the_sight_answers_as_the_scans_do_with_other_movements() {
+    // The sight's tables on lines other than Caissan's: paths entering two other boards
+    // or none, a slide of limited range, a slide by a knight's vector (lines that skip
+    // squares), leaps landing two boards away, an atom used only from a region, and (not
+    // exact: the attack masks then do not tell, the guards still do) atoms that never
+    // capture some kind or are silenced by an adjacent enemy.
+    let far = [
+        ("max_other_boards = 1 ", "max_other_boards = 2 "),
+        (r#"moves = [{ slide = "orthogonal" }]"#, r#"moves = [{ slide = "orthogonal", range = 3 }]"#),
+        (r#"moves = [{ slide = "diagonal" }]"#, r#"moves = [{ slide = "diagonal" }, { slide = [[2, 1], [-1, -2]] }]"#),
+        (
+            r#"moves = [{ leap = "knight" }]"#,
+            r#"moves = [{ leap = "knight" }, { leap = [[0, 7], [-11, 1]] }, { leap = "orthogonal", distance = 2, from = "middle" }]"#,
+        ),
+        ("[world]\n", "[regions]\nmiddle = { ranks = [2, 3, 4] }\n\n[world]\n"),
+    ];
+    let home = [("max_other_boards = 1 ", "max_other_boards = 0 ")];
+    let picky = [
+        (r#"moves = [{ leap = "knight" }]"#, r#"moves = [{ leap = "knight", cannot_capture = ["queen", "bishop"] }]"#),
+        (
+            r#"moves = [{ slide = "diagonal" }]"#,
+            r#"moves = [{ slide = "diagonal", silenced_by_adjacent_enemy = true }]"#,
+        ),
+    ];
+    for (what, edits, exact) in [("far", &far[..], true), ("home", &home[..], true), ("picky", &picky[..], false)] {
+        let v = caissan_with(edits);
+        let rules = v.world.as_deref().unwrap();
+        let m = Movement::new(&v, rules);
+        for (boards, seed, rounds) in [(400, 3, 0), (600, 5, 3)] {
+            let realm = played(&v, boards, seed, rounds);
+            let (asked, told, attacked, guarded) = sight_against_scans(&m, &realm, &format!("{what}, round {rounds}"));
+            if exact {
+                assert!(told * 10 > asked * 8, "{what}: {told} of {asked} answered by the masks");
+            } else {
+                assert_eq!(told, 0, "{what}: the attack masks answer for a variant whose attacks depend on the victim");
+            }
+            assert!(
+                attacked > 300 && guarded > 150,
+                "{what}: {attacked} attacked, {guarded} guarded: too few to compare"
+            );
+        }
     }
 }
 

@@ -95,8 +95,8 @@ pub fn orders_seen(m: &Movement, realm: &Realm, sight: &Sight, player: u32, mine
     let cells = &realm.cells;
     let tile = m.tile();
     let value = |k: KindId| m.v.kinds[k.index()].value.max(1) as i64;
-    let mut out = Vec::new();
-    let mut dests: Vec<Pos> = Vec::new();
+    let mut out = Vec::with_capacity(mine.len());
+    let mut dests: Vec<Pos> = Vec::with_capacity(mine.len());
     // Royal pieces to place.
     let royal = (0..m.v.kinds.len()).map(|k| KindId(k as u8)).find(|&k| m.is_royal(k));
     for &(board, p) in &realm.pending {
@@ -119,7 +119,7 @@ pub fn orders_seen(m: &Movement, realm: &Realm, sight: &Sight, player: u32, mine
     // What is left to drop, as the bot's own drops use it up.
     let mut vault = realm.vaults[player as usize].clone();
     // Each board's pieces in `mine`, and the royal pieces in danger at the start.
-    let mut boards: Vec<(BoardId, std::ops::Range<usize>)> = Vec::new();
+    let mut boards: Vec<(BoardId, std::ops::Range<usize>)> = Vec::with_capacity(mine.len());
     let mut endangered: Vec<(Pos, Cell)> = Vec::new();
     while i < mine.len() {
         let b: BoardId = mine[i].board(tile);
@@ -246,12 +246,12 @@ fn board_order(
     }
     // A drop from the vault: the most valuable kind, onto a safe empty square.
     let board = here[0].board(tile);
-    let mut kinds: Vec<KindId> = (0..m.v.kinds.len())
+    // The first of the most valuable (a stable sort by value would put it first).
+    let best = (0..m.v.kinds.len())
         .map(|k| KindId(k as u8))
         .filter(|&k| vault.count(k) > 0 && m.rules.reserve.holds(k))
-        .collect();
-    kinds.sort_by_key(|&k| -value(k));
-    if let Some(&k) = kinds.first() {
+        .min_by_key(|&k| -value(k));
+    if let Some(k) = best {
         squares.clear();
         squares.extend(board.squares(tile).filter(|&s| occ(s).is_empty() && free_dest(s, dests)));
         let n = squares.len();
@@ -389,7 +389,7 @@ fn laid<'a>(
     player: u32,
     royal: Option<KindId>,
 ) -> Overlay<'a> {
-    let mut o = Overlay::new(base);
+    let mut o = Overlay::with_capacity(base, 2 * orders.len());
     let kept = || orders.iter().enumerate().filter(move |&(i, _)| Some(i) != skip).map(|(_, o)| *o);
     for ord in kept() {
         if let Order::Move { from, .. } = ord {

@@ -246,23 +246,7 @@ impl Cells {
     pub fn window_within(&self, center: BoardId, radius: i32) -> Window<'_> {
         let r = radius.clamp(0, 2);
         let mut idx = [u32::MAX; 25];
-        // Neighbouring boards mostly share a chunk: its table is looked up once.
-        let mut last: Option<((i32, i32), Option<u32>)> = None;
-        for dy in -r..=r {
-            for dx in -r..=r {
-                let b = BoardId { bx: center.bx.wrapping_add(dx), by: center.by.wrapping_add(dy) };
-                let (c, i) = chunk_of(b);
-                let k = match last {
-                    Some((lc, k)) if lc == c => k,
-                    _ => {
-                        let k = self.chunks.get(&c).copied();
-                        last = Some((c, k));
-                        k
-                    }
-                };
-                idx[((dy + 2) * 5 + dx + 2) as usize] = k.map_or(u32::MAX, |k| self.slots[k as usize][i]);
-            }
-        }
+        self.square_of_boards(center, r, |dx, dy, t| idx[((dy + 2) * 5 + dx + 2) as usize] = t);
         if r < 2 {
             // The outer ring is not looked up: read it from the map.
             for (i, slot) in idx.iter_mut().enumerate() {
@@ -276,6 +260,43 @@ impl Cells {
         let ox = center.bx.wrapping_sub(2).wrapping_mul(tw);
         let oy = center.by.wrapping_sub(2).wrapping_mul(th);
         Window { cells: self, ox, oy, idx }
+    }
+
+    /// The indices of the 3×3 boards around `center` (row by row from the lower left;
+    /// `u32::MAX` where there is none).
+    #[inline]
+    pub(crate) fn around(&self, center: BoardId) -> [u32; 9] {
+        let mut idx = [u32::MAX; 9];
+        self.square_of_boards(center, 1, |dx, dy, t| idx[((dy + 1) * 3 + dx + 1) as usize] = t);
+        idx
+    }
+
+    /// Calls `f(dx, dy, index or u32::MAX)` for the boards within `r` (at most 2) of
+    /// `center`.
+    #[inline]
+    fn square_of_boards(&self, center: BoardId, r: i32, mut f: impl FnMut(i32, i32, u32)) {
+        // The boards span at most two chunks each way: their tables are looked up once.
+        let (x0, x1) = (center.bx.wrapping_sub(r) >> CHUNK_BITS, center.bx.wrapping_add(r) >> CHUNK_BITS);
+        let (y0, y1) = (center.by.wrapping_sub(r) >> CHUNK_BITS, center.by.wrapping_add(r) >> CHUNK_BITS);
+        let table = |cx: i32, cy: i32| self.chunks.get(&(cx, cy)).map(|&k| &self.slots[k as usize]);
+        let low = table(x0, y0);
+        let right = if x1 != x0 { table(x1, y0) } else { low };
+        let (up, up_right) = if y1 == y0 {
+            (low, right)
+        } else {
+            let up = table(x0, y1);
+            (up, if x1 != x0 { table(x1, y1) } else { up })
+        };
+        for dy in -r..=r {
+            let by = center.by.wrapping_add(dy);
+            let (l, rt) = if by >> CHUNK_BITS == y0 { (low, right) } else { (up, up_right) };
+            for dx in -r..=r {
+                let bx = center.bx.wrapping_add(dx);
+                let t = if bx >> CHUNK_BITS == x0 { l } else { rt };
+                let i = (((by & CHUNK_MASK) << CHUNK_BITS) | (bx & CHUNK_MASK)) as usize;
+                f(dx, dy, t.map_or(u32::MAX, |t| t[i]));
+            }
+        }
     }
 
     /// The index of an existing board.

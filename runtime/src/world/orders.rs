@@ -148,6 +148,11 @@ impl<'a> Overlay<'a> {
         Overlay { base, changes: Vec::new(), mask: 0 }
     }
 
+    /// [`Overlay::new`] with room for `n` changes.
+    pub fn with_capacity(base: &'a dyn Fn(Pos) -> Cell, n: usize) -> Overlay<'a> {
+        Overlay { base, changes: Vec::with_capacity(n), mask: 0 }
+    }
+
     /// The same changes, to lay more on.
     pub fn fork(&self) -> Overlay<'a> {
         Overlay { base: self.base, changes: self.changes.clone(), mask: self.mask }
@@ -203,9 +208,15 @@ pub fn validate_seen(
 ) -> PlayerPlan {
     let cells = &realm.cells;
     let tile = m.tile();
-    let mut plan = PlayerPlan::default();
-    let mut dest: Vec<Pos> = Vec::new();
-    let mut used: Vec<(BoardId, u32)> = Vec::new();
+    let n = orders.len();
+    let mut plan = PlayerPlan {
+        results: Vec::with_capacity(n),
+        moves: Vec::with_capacity(n),
+        board_orders: Vec::with_capacity(n),
+        ..Default::default()
+    };
+    let mut dest: Vec<Pos> = Vec::with_capacity(n);
+    let mut used: Vec<(BoardId, u32)> = Vec::with_capacity(n);
     let mut dropped: Vec<(KindId, u32)> = Vec::new();
     let abandon = orders.iter().any(|o| matches!(o, Ok(Order::Abandon)));
     let name = |k: KindId| m.kind_name(k).to_string();
@@ -352,7 +363,7 @@ fn overlay<'a>(
     skip_move: Option<usize>,
     royal: Option<KindId>,
 ) -> Overlay<'a> {
-    let mut o = Overlay::new(base);
+    let mut o = Overlay::with_capacity(base, 2 * plan.moves.len() + plan.drops.len() + plan.placements.len() + 2);
     for (i, mv) in plan.moves.iter().enumerate() {
         if Some(i) != skip_move {
             o.set(mv.from, Cell::EMPTY);
