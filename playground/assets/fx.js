@@ -78,6 +78,7 @@ export function animate(board, events) {
         break;
       case 'captured':
       case 'killed':
+      case 'exploded':
       case 'removed':
         mark(board, d.square, 'fx-fade', GLYPHS[d.kind] || (d.kind || '?')[0].toUpperCase(), i, delay, FADE);
         n++;

@@ -29,6 +29,9 @@ pub enum Event {
     },
     /// A piece reached 0 hit points and was removed.
     Killed { side: Side, kind: KindId, square: Square },
+    /// A capture's blast removed a piece (`[rules.explosion]`): the capturer or a
+    /// neighbour of the capture square.
+    Exploded { side: Side, kind: KindId, square: Square },
     /// After its attack, the attacker landed on a square it killed.
     Landed { side: Side, from: Square, to: Square },
     /// After its attack, the attacker stayed where it was (no kill).
@@ -107,6 +110,9 @@ impl Event {
             Event::Killed { side, kind: k, square } => {
                 json!({"event": "killed", "side": side.name(), "kind": kind(k), "square": sq(square)})
             }
+            Event::Exploded { side, kind: k, square } => {
+                json!({"event": "exploded", "side": side.name(), "kind": kind(k), "square": sq(square)})
+            }
             Event::Landed { side, from, to } => {
                 json!({"event": "landed", "side": side.name(), "from": sq(from), "to": sq(to)})
             }
@@ -178,6 +184,7 @@ impl Event {
                 )
             }
             Event::Killed { side, kind: k, square } => format!("{side} {} on {} killed", kind(k), sq(square)),
+            Event::Exploded { side, kind: k, square } => format!("{side} {} on {} exploded", kind(k), sq(square)),
             Event::Landed { side, from, to } => format!("{side} attacker {} lands on {}", sq(from), sq(to)),
             Event::Bounced { side, square } => format!("{side} attacker stays on {}", sq(square)),
             Event::Frozen { side, square } => format!("{side} piece on {} frozen (nothing to promote to)", sq(square)),

@@ -9,7 +9,7 @@ use crate::bits::Bits;
 use crate::event::{Event, Sink};
 use crate::geometry::Square;
 use crate::mechanics::reserve::{Banked, Reserve};
-use crate::movegen::tables::{DirAttack, Tables};
+use crate::movegen::tables::{BlastTables, DirAttack, Tables};
 use crate::notation::consistency::MAX_FROZEN;
 use crate::notation::fen::Setup;
 use crate::piece::{KindId, MAX_KINDS, Piece, Side};
@@ -660,6 +660,11 @@ impl<B: Bits> Position<B> {
                 }
             }
         }
+        if taken.is_some()
+            && let Some(x) = t.explosion.as_deref()
+        {
+            self.explode(t, x, a, ev);
+        }
         if let Some((_, victim)) = taken {
             let side = us.opponent();
             if !self.queue[side.index()].is_empty() {
@@ -675,6 +680,51 @@ impl<B: Bits> Position<B> {
         self.stm = us.opponent();
         self.hash ^= t.zobrist.side;
         self.count_check(t, us);
+    }
+
+    /// A capture's blast (`[rules.explosion]`), after the capture: the capturing piece
+    /// (unless it survives), then every piece on the blast's squares around the capture
+    /// square (the mover's destination: en passant too; a shot's target) whose kind it
+    /// does not spare, in square order. Castling rights whose pieces are gone go too.
+    #[cold]
+    #[inline(never)]
+    fn explode<S: Sink>(&mut self, t: &Tables<B>, x: &BlastTables<B>, a: Action, ev: &mut S) {
+        let us = self.stm;
+        let centre = a.to.index();
+        let mut gone = x.area[us.index()][centre] & self.occupied();
+        let mut ks = x.spares;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            gone &= !self.by_kind[k];
+        }
+        let capturer = if a.kind == ActionKind::Shot { a.from.index() } else { centre };
+        let first = if x.capturer_explodes && self.code(capturer) != 0 { B::bit(capturer) } else { B::EMPTY };
+        for sq in first.iter().chain((gone & !first).iter()) {
+            let code = self.remove(t, sq);
+            self.lost(t, sq, code);
+            if S::ON {
+                let p = Piece::from_code(code).expect("an occupied square");
+                ev.push(Event::Exploded { side: p.side, kind: p.kind, square: Square(sq as u8) });
+            }
+        }
+        self.keep_castling_pieces(t);
+    }
+
+    /// Whether a royal piece of `side` on `sq` is safe from `by`'s captures because of the
+    /// blast (`[rules.explosion]`): a capture there would blast a royal piece of `by`'s own
+    /// (kings side by side never give each other check in atomic chess).
+    #[inline]
+    pub(crate) fn blast_shielded(&self, t: &Tables<B>, sq: usize, by: Side) -> bool {
+        let Some(x) = t.explosion.as_deref() else { return false };
+        let mut royals = B::EMPTY;
+        let mut ks = x.blasted_royals;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            royals |= self.by_kind[k];
+        }
+        (x.area[by.index()][sq] & royals & self.by_side[by.index()]).any()
     }
 
     /// After a skipping move: the squares passed over become en-passant targets, kept
@@ -841,11 +891,15 @@ impl<B: Bits> Position<B> {
         (u.any() && theirs.has(u.lsb())) || (d.any() && theirs.has(d.msb()))
     }
 
-    /// Whether any royal piece of `side` is attacked, by any atom.
+    /// Whether any royal piece of `side` is attacked, by any atom (with `[rules.explosion]`,
+    /// not one that no capture could take without blasting the attacker's own royal piece).
     pub fn royal_attacked(&self, t: &Tables<B>, side: Side) -> bool {
         let them = side.opponent();
         let occ = self.occupied();
         for sq in self.royals(t, side).iter() {
+            if t.explosion.is_some() && self.blast_shielded(t, sq, them) {
+                continue;
+            }
             if self.attacked(t, sq, them, occ) {
                 return true;
             }

@@ -46,6 +46,7 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("racingkings", "racingkings", 4),
     ("shatranj", "shatranj", 4),
     ("makruk", "makruk", 4),
+    ("courier", "courier", 4),
     ("3check", "3check", 4),
 ];
 

@@ -158,7 +158,13 @@ impl<B: Bits> Core for CoreImpl<B> {
         movegen::in_check(&self.pos, self.v.tables())
     }
     fn opponent_in_check(&self) -> bool {
-        self.pos.royal_attacked(self.v.tables(), self.pos.stm.opponent())
+        let t = self.v.tables();
+        // With explosions, a move that blasted the last royal piece of the side to move
+        // won, whatever it left attacked.
+        if t.explosion.is_some() && self.pos.royals(t, self.pos.stm).is_empty() {
+            return false;
+        }
+        self.pos.royal_attacked(t, self.pos.stm.opponent())
     }
     fn perft(&self, depth: u32) -> u64 {
         movegen::perft(&self.pos, self.v.tables(), self.v.rules.check, depth)
@@ -215,6 +221,11 @@ impl<B: Bits> Core for CoreImpl<B> {
         let (stm, occ) = (self.pos.stm, self.pos.occupied());
         let mut all = B::EMPTY;
         for sq in self.pos.royals(t, stm).iter() {
+            // With explosions, a royal piece no capture could take without blasting the
+            // attacker's own is not in check.
+            if t.explosion.is_some() && self.pos.blast_shielded(t, sq, stm.opponent()) {
+                continue;
+            }
             all |= self.pos.attackers(t, sq, stm.opponent(), occ);
         }
         all.iter().map(|i| Square(i as u8)).collect()

@@ -177,6 +177,13 @@ impl Game {
             return "it is not among the legal actions here".into();
         }
         let royal = v.kinds.iter().find(|k| k.royal).map_or("royal piece".to_string(), |k| k.name.clone());
+        // With explosions: a blast that would take one of the mover's royal pieces.
+        if v.rules.explosion.is_some()
+            && let Some(&&a) = same.first()
+            && self.core.after(a).royals(stm) < self.core.royals(stm)
+        {
+            return format!("it would explode your {royal}");
+        }
         // Who would take it: a reply that captures a royal piece of the mover's.
         let by = same.first().and_then(|&&a| {
             let next = self.core.after(a);

@@ -372,6 +372,9 @@ impl Game {
                 Event::Killed { side, kind, square } => {
                     Some(Removed { square: *square, piece: Piece::new(*kind, *side), cause: "damage" })
                 }
+                Event::Exploded { side, kind, square } => {
+                    Some(Removed { square: *square, piece: Piece::new(*kind, *side), cause: "explosion" })
+                }
                 _ => None,
             };
             *reported += 1;

@@ -35,6 +35,7 @@ impl Game {
                 .filter_map(|e| match e {
                     Event::Captured { side, kind, .. }
                     | Event::Killed { side, kind, .. }
+                    | Event::Exploded { side, kind, .. }
                     | Event::Removed { side, kind, .. }
                         if *side != mover =>
                     {

@@ -179,8 +179,10 @@ impl<B: Bits> Guard<B> {
         // Several royals, too many slide directions, or an opponent piece that a capture
         // could bring back (a frozen piece resolving): test each move exactly.
         // Royal facing: any move off a file between two royals may expose them.
+        // Explosions: a capture may blast either side's royal pieces.
         if royals.more_than_one()
             || !t.facing.is_empty()
+            || t.explosion.is_some()
             || t.slide_attacks[them.index()].len() > MAX_PINS
             || !pos.queue[them.index()].is_empty()
         {
@@ -324,7 +326,27 @@ fn royal_allowed<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Action) -> bool {
 fn exact<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Action) -> bool {
     let mut p = pos.clone();
     p.make(t, a, &mut NoEvents);
+    if t.explosion.is_some() {
+        return blast_legal(pos, &p, t);
+    }
     !p.royal_attacked(t, pos.stm)
+}
+
+/// With `[rules.explosion]`, whether the move from `before` to `after` is legal: it may
+/// not blast a royal piece of the mover's (nor both sides' at once); one that blasts the
+/// opponent's last royal piece wins, whatever else; otherwise the mover's royal pieces
+/// may not be left attacked (but where a capture would blast the attacker's own).
+#[cold]
+fn blast_legal<B: Bits>(before: &Position<B>, after: &Position<B>, t: &Tables<B>) -> bool {
+    let us = before.stm;
+    let them = us.opponent();
+    if after.royals(t, us).count() < before.royals(t, us).count() {
+        return false;
+    }
+    if before.royals(t, them).any() && after.royals(t, them).is_empty() {
+        return true;
+    }
+    !after.royal_attacked(t, us)
 }
 
 /// Appends every legal action of the side to move to `out`.
@@ -600,6 +622,11 @@ fn castling<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, guard: &Guar
         // Each square is judged with the king on it and the rook lifted (a rook between
         // an attacker and the king's destination does not shield it).
         let safe = safe.iter().all(|&s| {
+            // With explosions, a square next to an enemy royal piece is safe (a capture
+            // there would blast it).
+            if t.explosion.is_some() && pos.blast_shielded(t, s, them) {
+                return true;
+            }
             let occ_s = lifted | B::bit(s);
             if pos.attacked(t, s, them, occ_s) {
                 return false;

@@ -74,6 +74,21 @@ pub(crate) struct Tables<B: Bits> {
     pub checks_illegal: bool,
     /// An end rule counts the checks each side gives (`when = "checks"`).
     pub count_checks: bool,
+    /// `[rules.explosion]` (None: captures blast nothing, and this is never looked at).
+    pub explosion: Option<Box<BlastTables<B>>>,
+}
+
+/// `[rules.explosion]`, as the core applies it.
+#[derive(Debug)]
+pub(crate) struct BlastTables<B: Bits> {
+    /// `[side][sq]`: the squares a capture on `sq` by `side` blasts (besides `sq`).
+    pub area: [Vec<B>; 2],
+    /// Kinds the blast leaves standing (bit per kind).
+    pub spares: u32,
+    pub capturer_explodes: bool,
+    /// Royal kinds a blast removes (bit per kind): a royal piece of the attacker's within
+    /// the blast of a square shields that square from the attacker's captures.
+    pub blasted_royals: u32,
 }
 
 /// An end rule as the move generator tests it (see `variant::EndWhen`).
@@ -299,6 +314,7 @@ impl<B: Bits> Tables<B> {
             forced_capture: false,
             checks_illegal: false,
             count_checks: false,
+            explosion: None,
         }
     }
 
@@ -351,6 +367,20 @@ impl<B: Bits> Tables<B> {
             })
             .collect();
         t.count_checks = t.ends.iter().any(|e| matches!(e, CEnd::Checks { .. }));
+        t.explosion = v.rules.explosion.as_ref().map(|x| {
+            let area = |side: Side| -> Vec<B> {
+                let flip = if side == Side::White { 1 } else { -1 };
+                geo.squares()
+                    .map(|sq| t.set(x.around.iter().filter_map(|&(dx, dy)| geo.offset(sq, (dx, dy * flip)))))
+                    .collect()
+            };
+            Box::new(BlastTables {
+                area: [area(Side::White), area(Side::Black)],
+                spares: x.spares,
+                capturer_explodes: x.capturer_explodes,
+                blasted_royals: t.royal & !x.spares,
+            })
+        });
 
         // Every slide direction, for both sides, with its opposite.
         let flip = |side: Side, (x, y): Offset| if side == Side::White { (x, y) } else { (x, -y) };

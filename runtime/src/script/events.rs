@@ -36,9 +36,9 @@ const NOTE: i64 = 11;
 const KING: i64 = 12;
 const ROOK: i64 = 13;
 
-const EVENT_NAMES: [&str; 15] = [
+const EVENT_NAMES: [&str; 16] = [
     "moved", "captured", "damaged", "killed", "landed", "bounced", "shot", "frozen", "returned", "dropped", "banked",
-    "promoted", "castled", "removed", "placed",
+    "promoted", "castled", "removed", "placed", "exploded",
 ];
 
 const CAUSES: [Cause; 5] = [Cause::Primary, Cause::Aoe, Cause::Counter, Cause::EnPassant, Cause::Rule];
@@ -187,6 +187,7 @@ unsafe fn one(l: *mut ffi::lua_State, at: Offsets, e: &Event) {
             // event, kind, side, square
             Event::Captured { side: s, kind: kd, square }
             | Event::Killed { side: s, kind: kd, square }
+            | Event::Exploded { side: s, kind: kd, square }
             | Event::Dropped { side: s, kind: kd, square }
             | Event::Banked { side: s, kind: kd, square }
             | Event::Removed { side: s, kind: kd, square }
@@ -194,6 +195,7 @@ unsafe fn one(l: *mut ffi::lua_State, at: Offsets, e: &Event) {
                 let n = match e {
                     Event::Captured { .. } => "captured",
                     Event::Killed { .. } => "killed",
+                    Event::Exploded { .. } => "exploded",
                     Event::Dropped { .. } => "dropped",
                     Event::Banked { .. } => "banked",
                     Event::Removed { .. } => "removed",
@@ -333,6 +335,7 @@ mod tests {
             },
             Event::Removed { side: b, kind: q, square: e4 },
             Event::Placed { side: w, kind: p, square: d5 },
+            Event::Exploded { side: b, kind: q, square: e4 },
             Event::Scored { side: w, points: 7, reason: "score".into() },
             Event::TableScored { side: b, points: crate::scoring::Tenths(15), reason: "strike".into() },
             Event::Note { text: "hello".into() },

@@ -255,6 +255,7 @@ impl Compiler<'_, '_> {
                 }
             },
             end: Default::default(),
+            explosion: None,
         };
         let royals_facing_illegal = match &spec.rules.royals_facing {
             None => false,
@@ -268,6 +269,7 @@ impl Compiler<'_, '_> {
         let rules = CoreRules { royals_facing_illegal, ..rules };
         let two_sided = spec.turns.model.as_ref().is_none_or(|m| m.get_ref() == "alternate");
         let rules = CoreRules { end: self.end_rules(&spec.rules, &kinds, &regions, two_sided), ..rules };
+        let rules = CoreRules { explosion: self.explosion(&spec, &kinds, two_sided), ..rules };
         let combat = self.combat(&spec, &mut kinds, &kind_index);
         let clock = spec.clock.as_ref().map(|c| ClockRule {
             limit_ms: c.limit_minutes as u64 * 60_000,
@@ -1168,7 +1170,7 @@ impl Compiler<'_, '_> {
     }
 }
 
-const VECTOR_SET_NAMES: &[&str] = &[
+pub(super) const VECTOR_SET_NAMES: &[&str] = &[
     "orthogonal",
     "diagonal",
     "all",
@@ -1182,7 +1184,7 @@ const VECTOR_SET_NAMES: &[&str] = &[
 ];
 
 /// The named vector sets, from white's point of view.
-fn named_vectors(name: &str) -> Option<Vec<Offset>> {
+pub(super) fn named_vectors(name: &str) -> Option<Vec<Offset>> {
     Some(match name {
         "orthogonal" => vec![(1, 0), (-1, 0), (0, 1), (0, -1)],
         "diagonal" => vec![(1, 1), (-1, 1), (1, -1), (-1, -1)],

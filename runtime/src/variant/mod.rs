@@ -8,6 +8,7 @@ mod builtin;
 mod compile;
 mod diagnostics;
 mod ends;
+mod explosion;
 mod hand;
 mod load;
 mod reload;
@@ -136,6 +137,20 @@ pub struct CoreRules {
     pub royals_facing_illegal: bool,
     /// `[[rules.end]]`, `forced_capture`, `giving_check`.
     pub end: EndRules,
+    /// `[rules.explosion]`: captures blast the squares around them.
+    pub explosion: Option<Explosion>,
+}
+
+/// `[rules.explosion]`, compiled: a capture removes the captured piece, the pieces on the
+/// squares `around` the capture square (but those of `spares` kinds) and, when
+/// `capturer_explodes`, the capturing piece.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explosion {
+    /// Offsets from the capture square, from white's point of view (mirrored for black).
+    pub around: Vec<crate::geometry::Offset>,
+    /// Kinds the blast leaves standing (bit per kind).
+    pub spares: u32,
+    pub capturer_explodes: bool,
 }
 
 /// A game clock.

@@ -275,6 +275,22 @@ pub struct RulesSpec {
     pub forced_capture: bool,
     /// "illegal": a move may not give check (racing kings); "allowed" (default).
     pub giving_check: Option<Spanned<String>>,
+    /// A capture blasts the squares around it (`[rules.explosion]`, see `explosion.rs`).
+    pub explosion: Option<Spanned<ExplosionSpec>>,
+}
+
+/// `[rules.explosion]`: every capture removes the pieces around the capture square.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplosionSpec {
+    /// The squares the blast reaches, as offsets from the capture square (a vector set's
+    /// name or a list, mirrored for black like movement); default "all" (the 8 neighbours).
+    pub around: Option<Spanned<VectorSpec>>,
+    /// Kinds the blast leaves standing on those squares (the captured piece always goes).
+    #[serde(default)]
+    pub spares: Vec<Name>,
+    /// "explodes" (default: the capturing piece is removed too) or "survives".
+    pub capturer: Option<Spanned<String>>,
 }
 
 impl Default for RulesSpec {
@@ -288,6 +304,7 @@ impl Default for RulesSpec {
             end: Vec::new(),
             forced_capture: false,
             giving_check: None,
+            explosion: None,
         }
     }
 }
