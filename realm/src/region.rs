@@ -33,9 +33,7 @@ impl Regions {
 
     /// The index of the city a board lies in (None: the ground outside every city).
     pub fn of(&self, b: BoardId) -> Option<usize> {
-        self.cities
-            .iter()
-            .position(|(_, [[x0, y0], [x1, y1]])| (*x0..=*x1).contains(&b.bx) && (*y0..=*y1).contains(&b.by))
+        (0..self.cities.len()).position(|i| self.contains(i, b))
     }
 
     /// How many cities there are.
@@ -89,6 +87,7 @@ impl Regions {
         [[i64::from(x0), i64::from(y0)], [i64::from(x1), i64::from(y1)]]
     }
 
+    /// Whether a board lies in the i-th city.
     fn contains(&self, i: usize, b: BoardId) -> bool {
         let [[x0, y0], [x1, y1]] = self.cities[i].1;
         (x0..=x1).contains(&b.bx) && (y0..=y1).contains(&b.by)

@@ -121,6 +121,32 @@ impl Compiler<'_, '_> {
         self.d.at(span, message);
     }
 
+    /// The offsets a vector set's name or a list of `[dx, dy]` pairs gives (a move's
+    /// vectors, a blast's area), or `None` after reporting the first problem at `span`
+    /// (`noun` names a pair in the message).
+    pub(super) fn offsets(&mut self, v: &VectorSpec, span: Range<usize>, noun: &str) -> Option<Vec<Offset>> {
+        match v {
+            VectorSpec::Named(n) => {
+                let vs = named_vectors(n);
+                if vs.is_none() {
+                    self.err(span, format!("unknown vector set `{n}`; known: {}", VECTOR_SET_NAMES.join(", ")));
+                }
+                vs
+            }
+            VectorSpec::List(list) => {
+                let mut out = Vec::with_capacity(list.len());
+                for &schema::Pair(dx, dy) in list {
+                    if (dx, dy) == (0, 0) || dx.abs() > 15 || dy.abs() > 15 {
+                        self.err(span, format!("{noun} [{dx}, {dy}] must be non-zero, each part within -15..15"));
+                        return None;
+                    }
+                    out.push((dx as i8, dy as i8));
+                }
+                Some(out)
+            }
+        }
+    }
+
     /// Builds the variant; returns `None` when a problem makes that impossible (the
     /// problems are in the diagnostics).
     fn build(&mut self, spec: VariantFile, name: String, dir: Option<PathBuf>) -> Option<Variant> {
@@ -527,29 +553,7 @@ impl Compiler<'_, '_> {
             return None;
         }
         let symmetry = s.symmetry.as_ref().map(|x| x.get_ref().as_str()).unwrap_or("none");
-        let mut vs = match vectors {
-            VectorSpec::Named(n) => match named_vectors(n) {
-                Some(v) => v,
-                None => {
-                    self.err(span.clone(), format!("unknown vector set `{n}`; known: {}", VECTOR_SET_NAMES.join(", ")));
-                    return None;
-                }
-            },
-            VectorSpec::List(list) => {
-                let mut out = Vec::new();
-                for &schema::Pair(dx, dy) in list {
-                    if (dx, dy) == (0, 0) || dx.abs() > 15 || dy.abs() > 15 {
-                        self.err(
-                            span.clone(),
-                            format!("vector [{dx}, {dy}] must be non-zero, each part within -15..15"),
-                        );
-                        return None;
-                    }
-                    out.push((dx as i8, dy as i8));
-                }
-                out
-            }
-        };
+        let mut vs = self.offsets(vectors, span.clone(), "vector")?;
         vs = match symmetry {
             "none" => vs,
             "mirror" => vs.iter().flat_map(|&(x, y)| [(x, y), (-x, y)]).collect(),

@@ -5,7 +5,7 @@
 use toml::Spanned;
 
 use super::compile::{Compiler, named_vectors};
-use super::schema::{ExplosionSpec, VariantFile, VectorSpec};
+use super::schema::{ExplosionSpec, VariantFile};
 use super::{Explosion, Kind};
 use crate::geometry::Offset;
 
@@ -25,32 +25,20 @@ impl Compiler<'_, '_> {
         let mut ok = true;
         let around: Vec<Offset> = match s.around.as_ref() {
             None => named_vectors("all").unwrap_or_default(),
-            Some(a) => match a.get_ref() {
-                VectorSpec::Named(n) => match named_vectors(n) {
-                    Some(v) => v,
-                    None => {
-                        self.err(
-                            a.span(),
-                            format!("unknown vector set `{n}`; known: {}", super::compile::VECTOR_SET_NAMES.join(", ")),
-                        );
-                        ok = false;
-                        Vec::new()
-                    }
-                },
-                VectorSpec::List(list) => {
-                    let mut out = Vec::new();
-                    for &super::schema::Pair(dx, dy) in list {
-                        if (dx, dy) == (0, 0) || dx.abs() > 15 || dy.abs() > 15 {
-                            self.err(
-                                a.span(),
-                                format!("offset [{dx}, {dy}] must be non-zero, each part within -15..15"),
-                            );
-                            ok = false;
-                        } else if !out.contains(&(dx as i8, dy as i8)) {
-                            out.push((dx as i8, dy as i8));
+            Some(a) => match self.offsets(a.get_ref(), a.span(), "offset") {
+                Some(vs) => {
+                    // A square named twice is blasted once.
+                    let mut once = Vec::with_capacity(vs.len());
+                    for o in vs {
+                        if !once.contains(&o) {
+                            once.push(o);
                         }
                     }
-                    out
+                    once
+                }
+                None => {
+                    ok = false;
+                    Vec::new()
                 }
             },
         };

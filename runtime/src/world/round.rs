@@ -181,13 +181,14 @@ pub fn pieces_by_player(realm: &Realm) -> Vec<Vec<Pos>> {
     let n = realm.players.len();
     // Counted first, so each list is allocated once.
     let mut count = vec![0usize; n];
-    each_piece(realm, |_, c| {
+    // `for_each` folds over the boards (no per-piece step of the flattened iterator).
+    realm.cells.pieces().for_each(|(_, c)| {
         if let Some(k) = count.get_mut(c.owner() as usize) {
             *k += 1;
         }
     });
     let mut out: Vec<Vec<Pos>> = count.into_iter().map(Vec::with_capacity).collect();
-    each_piece(realm, |p, c| {
+    realm.cells.pieces().for_each(|(p, c)| {
         if let Some(v) = out.get_mut(c.owner() as usize) {
             v.push(p);
         }
@@ -195,26 +196,10 @@ pub fn pieces_by_player(realm: &Realm) -> Vec<Vec<Pos>> {
     out
 }
 
-/// `f(square, piece)` for every piece, in storage order (that of [`Cells::pieces`]).
-///
-/// [`Cells::pieces`]: super::cells::Cells::pieces
-fn each_piece(realm: &Realm, mut f: impl FnMut(Pos, super::cells::Cell)) {
-    let cells = &realm.cells;
-    let (w, _) = cells.tile();
-    for (t, b) in cells.boards().iter().enumerate() {
-        let corner = b.corner(cells.tile()).unwrap_or(Pos::new(0, 0));
-        for (i, &c) in cells.board_cells(t).iter().enumerate() {
-            if !c.is_empty() {
-                f(Pos::new(corner.x + i as i32 % w, corner.y + i as i32 / w), c);
-            }
-        }
-    }
-}
-
 /// Each player's royal pieces on the map, in (y, x) order.
 pub fn kings_by_player(m: &Movement, realm: &Realm) -> Vec<Vec<Pos>> {
     let mut kings: Vec<Vec<Pos>> = vec![Vec::new(); realm.players.len()];
-    each_piece(realm, |p, c| {
+    realm.cells.pieces().for_each(|(p, c)| {
         if m.is_royal(c.kind()) && (c.owner() as usize) < kings.len() {
             kings[c.owner() as usize].push(p);
         }
