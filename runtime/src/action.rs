@@ -1,5 +1,7 @@
 //! Actions: what a player does on a turn (a move, a castling, a shot…).
 
+use std::num::NonZeroU8;
+
 use crate::geometry::Square;
 use crate::piece::KindId;
 
@@ -34,17 +36,43 @@ pub struct Action {
     pub promotion: Option<KindId>,
     /// Where the attacker lands, when an attack kills on several squares (combat).
     pub landing: Option<Square>,
+    /// A held piece that enters the square this move leaves (gating).
+    pub gate: Option<Gate>,
+}
+
+/// Gating (`[reserve] gating`): a piece of `kind` from the mover's hand enters the square
+/// the move leaves: the mover's `from`, or with castling the king's square, or the
+/// rook's when `rook` is set. One byte (with `Option`), so actions stay small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Gate(NonZeroU8);
+
+impl Gate {
+    #[inline(always)]
+    pub fn new(kind: KindId, rook: bool) -> Gate {
+        // Kinds are fewer than 64 (MAX_KINDS), so kind + 1 fits in the low 6 bits.
+        Gate(NonZeroU8::new((kind.0 + 1) | if rook { 0x80 } else { 0 }).expect("kind + 1 is not zero"))
+    }
+    /// The kind that enters.
+    #[inline(always)]
+    pub fn kind(self) -> KindId {
+        KindId((self.0.get() & 0x3f) - 1)
+    }
+    /// With castling: it enters the rook's square (else the king's).
+    #[inline(always)]
+    pub fn rook(self) -> bool {
+        self.0.get() & 0x80 != 0
+    }
 }
 
 impl Action {
     #[inline(always)]
     pub fn new(from: Square, to: Square, kind: ActionKind) -> Action {
-        Action { from, to, kind, promotion: None, landing: None }
+        Action { from, to, kind, promotion: None, landing: None, gate: None }
     }
     /// A piece of `kind` dropped from the hand onto `to`.
     #[inline(always)]
     pub fn drop(kind: KindId, to: Square) -> Action {
-        Action { from: to, to, kind: ActionKind::Drop, promotion: Some(kind), landing: None }
+        Action { from: to, to, kind: ActionKind::Drop, promotion: Some(kind), landing: None, gate: None }
     }
     #[inline(always)]
     pub fn is_drop(&self) -> bool {
@@ -53,6 +81,10 @@ impl Action {
     #[inline(always)]
     pub fn promoting(self, kind: KindId) -> Action {
         Action { promotion: Some(kind), ..self }
+    }
+    #[inline(always)]
+    pub fn gating(self, gate: Gate) -> Action {
+        Action { gate: Some(gate), ..self }
     }
     #[inline(always)]
     pub fn landing_on(self, sq: Square) -> Action {

@@ -36,7 +36,7 @@ pub(crate) mod suggest;
 pub mod variant;
 pub mod world;
 
-pub use action::{Action, ActionKind};
+pub use action::{Action, ActionKind, Gate};
 pub use error::{LoadError, Problem};
 pub use event::Event;
 pub use game::{Game, Playout, RuleError};

@@ -49,6 +49,9 @@ pub(crate) struct Position<B: Bits> {
     pub promoted: B,
     /// Checks given by each side (counted when an end rule counts them).
     pub checks: [u8; 2],
+    /// Open gates (with gating): squares whose piece has not moved, so that its first
+    /// move may bring a held piece onto the square it leaves. The side is the piece's.
+    pub gates: B,
 }
 
 /// Frozen squares of one side, oldest first.
@@ -122,6 +125,7 @@ impl<B: Bits> Position<B> {
             hands: [Reserve::default(), Reserve::default()],
             promoted: B::EMPTY,
             checks: [0; 2],
+            gates: B::EMPTY,
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
@@ -173,6 +177,21 @@ impl<B: Bits> Position<B> {
                 p.set_checks(t, side, s.checks[side.index()]);
             }
         }
+        if let Some(g) = t.hand.as_deref().and_then(|h| h.gating.as_ref()) {
+            // Only where a piece of the side stands on its gating squares.
+            for &sq in &s.gates {
+                if let Some(piece) = p.piece_at(sq)
+                    && g.region[piece.side.index()].has(sq.index())
+                    && !p.gates.has(sq.index())
+                {
+                    p.gates = p.gates.with(sq.index());
+                    p.hash ^= t.zobrist.gate[sq.index()];
+                }
+            }
+            for side in Side::BOTH {
+                p.close_spent_gates(t, side);
+            }
+        }
         p.init_combat(t, s);
         p
     }
@@ -200,6 +219,7 @@ impl<B: Bits> Position<B> {
             }),
             promoted: self.promoted.iter().map(|s| Square(s as u8)).collect(),
             checks: self.checks,
+            gates: self.gates.iter().map(|s| Square(s as u8)).collect(),
         }
     }
 
@@ -236,6 +256,59 @@ impl<B: Bits> Position<B> {
         self.hash ^= t.zobrist.promoted[sq];
     }
 
+    /// Closes the gate on `sq`, if open.
+    #[inline]
+    fn close_gate(&mut self, t: &Tables<B>, sq: usize) {
+        if self.gates.has(sq) {
+            self.gates = self.gates.without(sq);
+            self.hash ^= t.zobrist.gate[sq];
+        }
+    }
+
+    /// A side whose hand is empty for good (nothing captured comes back to it) has no
+    /// gates left to use: they close, so equal positions hash and print equally (as
+    /// Fairy-Stockfish clears them).
+    fn close_spent_gates(&mut self, t: &Tables<B>, side: Side) {
+        let Some(h) = t.hand.as_deref() else { return };
+        if h.rule.captured_to_taker || !self.hands[side.index()].is_empty() {
+            return;
+        }
+        for sq in (self.gates & self.by_side[side.index()]).iter() {
+            self.close_gate(t, sq);
+        }
+    }
+
+    /// Gating after the move `a` of `us` was made (the turn has not passed yet): the held
+    /// piece enters the square the move left, if the action says so; the gates of the
+    /// squares the move left or landed on close.
+    #[inline(never)]
+    fn gate<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
+        let us = self.stm;
+        let rook = match a.kind {
+            ActionKind::Castle(i) => Some(t.castles[i as usize].rook),
+            _ => None,
+        };
+        if let Some(g) = a.gate {
+            let sq = if g.rook() { rook.unwrap_or(a.from.index()) } else { a.from.index() };
+            let kind = g.kind();
+            if self.code(sq) == 0 {
+                let n = self.hands[us.index()].count(kind);
+                self.set_hand(t, us, kind.index(), n.saturating_sub(1));
+                self.put(t, sq, Piece::new(kind, us).code());
+                if S::ON {
+                    ev.push(Event::Dropped { side: us, kind, square: Square(sq as u8) });
+                }
+            }
+            self.close_gate(t, sq);
+        }
+        self.close_gate(t, a.from.index());
+        self.close_gate(t, a.to.index());
+        if let Some(r) = rook {
+            self.close_gate(t, r);
+        }
+        self.close_spent_gates(t, us);
+    }
+
     /// A drop: the piece of `a.promotion` leaves the mover's hand for the empty `a.to`.
     fn make_drop<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
         let us = self.stm;
@@ -259,6 +332,9 @@ impl<B: Bits> Position<B> {
         self.put(t, to, Piece::new(kind, us).code());
         if S::ON {
             ev.push(Event::Dropped { side: us, kind, square: a.to });
+        }
+        if self.gates.any() {
+            self.close_spent_gates(t, us);
         }
         // A drop of a `progress` kind (a pawn) counts as its move.
         let progress = t.progress & (1 << kind.index()) != 0;
@@ -614,6 +690,9 @@ impl<B: Bits> Position<B> {
         }
         if t.hand.is_some() {
             self.bank_taken(t, a, taken, ev);
+        }
+        if self.gates.any() {
+            self.gate(t, a, ev);
         }
         if let Some((sq, victim)) = taken {
             progress = true;

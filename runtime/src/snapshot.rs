@@ -166,7 +166,7 @@ impl Game {
 }
 
 /// The fields that describe the position (read by [`setup_from_json`]).
-const POSITION: [&str; 13] = [
+const POSITION: [&str; 14] = [
     "pieces",
     "to_move",
     "castling",
@@ -180,6 +180,7 @@ const POSITION: [&str; 13] = [
     "hands",
     "promoted",
     "checks",
+    "gates",
 ];
 
 /// The game of a `history` object: its start, then its moves.
@@ -321,6 +322,10 @@ fn position_json(v: &Variant, s: &Setup) -> Value {
     if v.hand().is_some() {
         out["hands"] = kinds_json(v, &s.hands);
         out["promoted"] = json!(s.promoted.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>());
+    }
+    // Open gates, only with gating.
+    if v.gating().is_some() {
+        out["gates"] = json!(s.gates.iter().map(|&q| v.square_name(q)).collect::<Vec<_>>());
     }
     // Checks given, only where an end rule counts them.
     if v.check_count().is_some() {
@@ -572,6 +577,7 @@ fn read_setup(v: &Variant, obj: &serde_json::Map<String, Value>, base: Option<&S
         hands,
         promoted: squares("promoted", base.map(|b| b.promoted.clone()))?,
         checks,
+        gates: squares("gates", base.map(|b| b.gates.clone()))?,
     };
     Ok(setup)
 }
@@ -614,6 +620,7 @@ fn normalised(mut s: Setup) -> Setup {
     s.frozen = frozen;
     s.waiting.sort();
     s.promoted.sort();
+    s.gates.sort();
     s.hp.sort_by_key(|&(q, _)| q);
     s.spent.sort();
     s.guard.sort_by_key(|&(q, _)| q);

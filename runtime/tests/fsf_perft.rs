@@ -10,7 +10,8 @@
 //! Notation is mapped here, never in the core: FSF writes long algebraic with ranks in
 //! full (`b3b10` on ten ranks) and promotions as a lower-case letter (`e7e8q`); varia writes
 //! `b3-b10` and `e7-e8=Q`. Drops are `P@e4` in both (FSF writes black's drops upper case
-//! too). Positions are given to FSF as `startpos moves …`, so no FEN
+//! too). A gating move is written as varia's long algebraic writes it, which is FSF's form
+//! (`b1c3h`; `h1e1h` for a castling that gates on the rook's square). Positions are given to FSF as `startpos moves …`, so no FEN
 //! needs mapping.
 
 use std::collections::BTreeMap;
@@ -48,6 +49,7 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("makruk", "makruk", 4),
     ("courier", "courier", 4),
     ("3check", "3check", 4),
+    ("seirawan", "seirawan", 4),
 ];
 
 /// Variants whose setups are dealt (`[setup] deal`, Chess960): varia's name, FSF's
@@ -79,6 +81,13 @@ const FENS: &[(&str, &str, &str, u32)] = &[
     ("3check", "3check", "4k3/8/8/8/8/8/8/4K2R w K - 1+3 0 1", 4),
     ("3check", "3check", "r3k2r/pppq1ppp/8/8/8/8/PPPQ1PPP/R3K2R w KQkq - 1+1 0 1", 3),
     ("3check", "3check", "4k3/8/8/8/8/8/8/4K2R b K - 0+3 0 1", 3),
+    // Seirawan: castling both ways with gates open on the king's and rooks' squares; a
+    // bishop pinned on its gate (gating does not free it); a king in check along its rank
+    // (the piece gated behind it does not make d1 safe); one hand empty; one piece held.
+    ("seirawan", "seirawan", "r3k2r/pppq1ppp/2n1bn2/2b1p3/2B1P3/2N1BN2/PPPQ1PPP/R3K2R[EHeh] w KQkq - 0 1", 3),
+    ("seirawan", "seirawan", "4k3/8/8/8/8/8/8/r2BK2R[H] w KD - 0 1", 4),
+    ("seirawan", "seirawan", "4k3/8/8/8/8/8/8/R3K2r[H] w QA - 0 1", 4),
+    ("seirawan", "seirawan", "r3k2r/8/8/8/8/8/8/R3K2R[Eh] b KQkq - 0 1", 3),
 ];
 
 /// The variants to compare: all, or those named in `VARIA_FSF_ONLY` (comma-separated),
@@ -195,6 +204,9 @@ impl Drop for Fsf {
 
 /// An action of ours as FSF writes it: `e7-e8=Q` → `e7e8q`, `b3-b10` → `b3b10`.
 fn fsf_text(g: &Game, a: &Action) -> String {
+    if a.gate.is_some() {
+        return varia::notation::lan::format(g.variant(), a);
+    }
     let t = g.format(a);
     let (m, promo) = match t.split_once('=') {
         Some((m, p)) => (m.to_string(), p.to_ascii_lowercase()),

@@ -78,6 +78,9 @@ impl Game {
             });
             return match region {
                 Some(r) => format!("a {name} may not be dropped on {at}: it drops only on `{}`", v.regions[r].name),
+                None if rule.drop == crate::variant::DropZone::Never && rule.gating.is_some() => {
+                    format!("a {name} is never dropped: it enters by gating (`/{}` after a move)", v.kind(kind).letter)
+                }
                 None => format!("a {name} may not be dropped on {at}"),
             };
         }

@@ -93,12 +93,11 @@ impl Game {
         let legal = self.actions().map_err(RuleError::Listing)?;
         if !legal.contains(&action) {
             let w = notation::Written {
-                from: action.from,
-                to: action.to,
                 promotion: action.promotion,
-                returned: None,
                 landing: action.landing,
                 drop: action.is_drop(),
+                gate: action.gate,
+                ..notation::Written::new(action.from, action.to)
             };
             return Err(RuleError::Illegal { action: self.format(&action), why: self.refusal(&w, &legal) });
         }

@@ -115,7 +115,14 @@ mod tests {
 
     fn rule(cap: u32) -> ReserveRule {
         // Holds kinds 1 and 2; kind 0 (a royal piece) goes nowhere.
-        ReserveRule { cap, holds: 0b110, drop: DropZone::Anywhere, captured_to_taker: true, drop_zones: Vec::new() }
+        ReserveRule {
+            cap,
+            holds: 0b110,
+            drop: DropZone::Anywhere,
+            captured_to_taker: true,
+            drop_zones: Vec::new(),
+            gating: None,
+        }
     }
 
     #[test]

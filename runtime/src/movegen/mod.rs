@@ -399,8 +399,12 @@ fn generate<B: Bits, const DEFER: bool>(
     let start = out.len();
     // The royal moves are left untested only where the fast guard would test each one on
     // its own, and no later pass reads the list.
-    let defer =
-        DEFER && matches!(guard, Guard::Fast(_)) && t.combat.is_none() && !t.forced_capture && !t.checks_illegal;
+    let defer = DEFER
+        && matches!(guard, Guard::Fast(_))
+        && t.combat.is_none()
+        && !t.forced_capture
+        && !t.checks_illegal
+        && pos.gates.is_empty();
     let mut deferred = start..start;
 
     for k in 0..t.kinds[s].len().min(MAX_KINDS) {
@@ -537,6 +541,9 @@ fn generate<B: Bits, const DEFER: bool>(
         drops(pos, t, h, &guard, out);
     }
     castling(pos, t, check, &guard, out);
+    if pos.gates.any() {
+        gatings(pos, t, out, start);
+    }
     if t.combat.is_some() {
         expand_attacks(pos, t, out, start);
     }
@@ -583,6 +590,59 @@ fn drops<B: Bits>(
                 continue;
             }
             out.push(a);
+        }
+    }
+}
+
+/// Gating: for each legal action of the list from `start` that leaves an open gate of the
+/// mover's (its piece's first move from a gating square; a castling's king or rook
+/// square), the same action once more for each held kind that may enter there. The
+/// entering piece is not counted for legality: an action is legal with it if it is
+/// legal without it (as Fairy-Stockfish judges: a king may not step off a line that the
+/// piece entering behind it would close, nor a pinned piece leave its line).
+#[inline(never)]
+fn gatings<B: Bits>(pos: &Position<B>, t: &Tables<B>, out: &mut Vec<Action>, start: usize) {
+    let Some(g) = t.hand.as_deref().and_then(|h| h.gating.as_ref()) else { return };
+    let s = pos.stm.index();
+    let gates = pos.gates & pos.by_side[s];
+    let hand = &pos.hands[s];
+    let mut kinds = [crate::piece::KindId(0); MAX_KINDS];
+    let mut n = 0;
+    let mut ks = g.kinds;
+    while ks != 0 {
+        let k = ks.trailing_zeros() as usize;
+        ks &= ks - 1;
+        if hand.count(crate::piece::KindId(k as u8)) > 0 {
+            kinds[n] = crate::piece::KindId(k as u8);
+            n += 1;
+        }
+    }
+    if gates.is_empty() || n == 0 {
+        return;
+    }
+    let end = out.len();
+    for i in start..end {
+        let a = out[i];
+        if a.is_drop() {
+            continue;
+        }
+        let from = a.from.index();
+        // The squares the action leaves empty that it may gate: (square, at the rook's).
+        let (first, second) = match a.kind {
+            ActionKind::Castle(c) => {
+                let c = &t.castles[c as usize];
+                let vacated = |sq: usize| sq != c.king_to && sq != c.rook_to;
+                (
+                    (gates.has(from) && vacated(from)).then_some(false),
+                    (gates.has(c.rook) && vacated(c.rook)).then_some(true),
+                )
+            }
+            _ => (gates.has(from).then_some(false), None),
+        };
+        for rook in [first, second].into_iter().flatten() {
+            for &k in &kinds[..n] {
+                out.push(a.gating(crate::action::Gate::new(k, rook)));
+            }
         }
     }
 }

@@ -107,6 +107,17 @@ pub(crate) struct HandTables<B: Bits> {
     pub zone: [Vec<B>; 2],
     /// `[kind]`: the kind a promoted piece of this kind goes to the hand as.
     pub unpromoted: Vec<usize>,
+    /// Gating (`[reserve] gating`), None without it.
+    pub gating: Option<GateTables<B>>,
+}
+
+/// Gating, compiled: where a piece's first move opens a gate, and which held kinds enter.
+#[derive(Debug)]
+pub(crate) struct GateTables<B: Bits> {
+    /// `[side]`: the gating squares.
+    pub region: [B; 2],
+    /// The held kinds that may enter (bit per kind).
+    pub kinds: u32,
 }
 
 #[derive(Debug)]
@@ -233,12 +244,15 @@ pub(crate) struct Zobrist {
     pub promoted: Vec<u64>,
     /// `[side * 256 + checks given]`, when checks are counted.
     pub checks: Vec<u64>,
+    /// Open gates, per square (with gating).
+    pub gate: Vec<u64>,
 }
 
 impl Zobrist {
     /// `checks`: draw the check-count keys (only variants that count checks use them;
     /// they are drawn last, so the other keys are the same either way).
-    fn new(nsq: usize, checks: bool) -> Zobrist {
+    /// `gates`: draw the gating keys, last (so the other keys are the same either way).
+    fn new(nsq: usize, checks: bool, gates: bool) -> Zobrist {
         let mut state = 0x005e_ed0f_7a1a_u64;
         let mut next = move || {
             // SplitMix64: a fixed, documented generator; never change it silently.
@@ -260,6 +274,7 @@ impl Zobrist {
             hand: (0..2 * MAX_KINDS * 64).map(|_| next()).collect(),
             promoted: (0..nsq).map(|_| next()).collect(),
             checks: if checks { (0..2 * 256).map(|_| next()).collect() } else { Vec::new() },
+            gate: if gates { (0..nsq).map(|_| next()).collect() } else { Vec::new() },
         }
     }
 }
@@ -309,7 +324,7 @@ impl<B: Bits> Tables<B> {
             ep_trim: true,
             facing: vec![],
             hand: None,
-            zobrist: Zobrist::new(0, false),
+            zobrist: Zobrist::new(0, false, false),
             ends: vec![],
             forced_capture: false,
             checks_illegal: false,
@@ -342,7 +357,8 @@ impl<B: Bits> Tables<B> {
         t.geo = geo;
         t.nsq = nsq;
         let counts_checks = v.rules.end.ends.iter().any(|e| matches!(e.when, crate::variant::EndWhen::Checks { .. }));
-        t.zobrist = Zobrist::new(nsq, counts_checks);
+        let gates = v.hand().is_some_and(|h| h.gating.is_some());
+        t.zobrist = Zobrist::new(nsq, counts_checks, gates);
         t.all = t.set(geo.squares());
         let king: Vec<Offset> = vec![(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
         t.adjacent = geo.squares().map(|sq| t.set(king.iter().filter_map(|&d| geo.offset(sq, d)))).collect();
@@ -607,7 +623,11 @@ impl<B: Bits> Tables<B> {
                     crate::variant::DropZone::Region(r) => own.or(Some(r)),
                     _ => own,
                 };
-                region.map_or(t.all, |r| t.regions[r][side.index()])
+                match region {
+                    Some(r) => t.regions[r][side.index()],
+                    None if rule.drop == crate::variant::DropZone::Never => B::EMPTY,
+                    None => t.all,
+                }
             };
             let hand = HandTables {
                 rule: rule.clone(),
@@ -615,6 +635,7 @@ impl<B: Bits> Tables<B> {
                 unpromoted: (0..v.kinds.len())
                     .map(|k| v.unpromoted(crate::piece::KindId(k as u8)).map_or(k, |u| u.index()))
                     .collect(),
+                gating: rule.gating.as_ref().map(|g| GateTables { region: t.regions[g.region], kinds: g.kinds }),
             };
             t.hand = Some(Box::new(hand));
         }

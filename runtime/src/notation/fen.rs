@@ -63,6 +63,10 @@ pub struct Setup {
     /// Checks given by each side (`[white, black]`), with an end rule that counts them;
     /// FEN writes the checks each still needs (`2+3`).
     pub checks: [u8; 2],
+    /// Open gates (with gating): squares whose piece may still bring a held piece onto
+    /// the square it leaves. FEN writes them after each side's castling letters as file
+    /// letters (`KQABCDEFGHkqabcdefgh`), as Fairy-Stockfish does.
+    pub gates: Vec<Square>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -152,11 +156,18 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
     };
 
     let mut castling = 0u32;
+    let mut gates = Vec::new();
     let cf = fields.get(2).copied().unwrap_or("-");
     if cf != "-" {
         for c in cf.chars() {
+            if v.gating().is_some() {
+                castling |= gating_letter(v, &pieces, &hands, c, &mut gates).map_err(FenError::Castling)?;
+                continue;
+            }
             castling |= 1 << castling_entry(v, &pieces, c).map_err(FenError::Castling)?;
         }
+        gates.sort();
+        gates.dedup();
         if let Some(e) = free_twins(v, castling) {
             return Err(FenError::Castling(e));
         }
@@ -221,6 +232,7 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
         hands,
         promoted,
         checks,
+        gates,
     };
     let mut seen: Vec<&str> = Vec::new();
     for extra in extras {
@@ -457,6 +469,46 @@ pub(crate) fn castling_entry(v: &Variant, pieces: &[(Square, Piece)], c: char) -
     })
 }
 
+/// A letter of the castling field of a variant with gating: a castling right (its bit),
+/// which opens the gates of its king's and rook's squares too, as Fairy-Stockfish reads
+/// `K` and `Q`, while the side's hand holds something; or a file letter (white upper
+/// case), which opens the gates of that file's gating squares where the side has a
+/// piece (0: no castling right).
+fn gating_letter(
+    v: &Variant,
+    pieces: &[(Square, Piece)],
+    hands: &[[u8; crate::piece::MAX_KINDS]; 2],
+    c: char,
+    gates: &mut Vec<Square>,
+) -> Result<u32, String> {
+    let Some(g) = v.gating() else { return Ok(0) };
+    let side = if c.is_ascii_uppercase() { Side::White } else { Side::Black };
+    let own = |sq: Square| pieces.iter().any(|&(q, p)| q == sq && p.side == side);
+    let region = &v.regions[g.region].squares[side.index()];
+    if let Ok(i) = castling_entry(v, pieces, c) {
+        let e = &v.castling[i];
+        let holds = hands[side.index()].iter().any(|&n| n > 0) || v.hand().is_some_and(|h| h.captured_to_taker);
+        if holds && e.free.is_none() {
+            gates.extend([e.king, e.rook].into_iter().filter(|&q| region.contains(&q) && own(q)));
+        }
+        return Ok(1 << i);
+    }
+    let geo = v.geometry;
+    let file = (c.to_ascii_lowercase() as u8).wrapping_sub(b'a');
+    if !c.is_ascii_alphabetic() || file >= geo.files {
+        let known: String = v.castling.iter().map(|e| e.right).collect();
+        return Err(format!(
+            "`{c}` is neither a castling right of this variant (known: {known}) nor a file letter (an open gate)"
+        ));
+    }
+    let found: Vec<Square> = region.iter().copied().filter(|&q| geo.file(q) == file && own(q)).collect();
+    if found.is_empty() {
+        return Err(format!("`{c}`: no {side} piece stands on a gating square of file {}", (b'a' + file) as char));
+    }
+    gates.extend(found);
+    Ok(0)
+}
+
 /// Two free castling rights of one side with rooks on the same side of the king.
 fn free_twins(v: &Variant, rights: u32) -> Option<String> {
     let g = v.geometry;
@@ -598,6 +650,27 @@ pub(crate) fn parse_board(v: &Variant, field: &str) -> Result<Board, FenError> {
     Ok((pieces, promoted))
 }
 
+/// The castling field of a variant with gating: each side's castling letters, then the
+/// files of its open gates (white's upper case, then black's), as Fairy-Stockfish writes
+/// them (`KQABCDEFGHkqabcdefgh`).
+fn gating_field(v: &Variant, s: &Setup) -> String {
+    let mut out = String::new();
+    for side in Side::BOTH {
+        for i in (0..v.castling.len()).filter(|&i| s.castling & (1 << i) != 0 && v.castling[i].side == side) {
+            out.push(castling_letter(v, &s.pieces, i));
+        }
+        let own = |q: Square| s.pieces.iter().any(|&(x, p)| x == q && p.side == side);
+        let mut files: Vec<u8> = s.gates.iter().filter(|&&q| own(q)).map(|&q| v.geometry.file(q)).collect();
+        files.sort();
+        files.dedup();
+        for f in files {
+            let c = (b'a' + f) as char;
+            out.push(if side == Side::White { c.to_ascii_uppercase() } else { c });
+        }
+    }
+    out
+}
+
 /// Writes a FEN.
 pub fn write(v: &Variant, s: &Setup) -> String {
     let g = v.geometry;
@@ -638,10 +711,13 @@ pub fn write(v: &Variant, s: &Setup) -> String {
         }
         board.push(']');
     }
-    let castling: String = (0..v.castling.len())
+    let mut castling: String = (0..v.castling.len())
         .filter(|i| s.castling & (1 << i) != 0)
         .map(|i| castling_letter(v, &s.pieces, i))
         .collect();
+    if v.gating().is_some() {
+        castling = gating_field(v, s);
+    }
     let ep: Vec<String> = s.en_passant.iter().map(|&q| v.square_name(q)).collect();
     let checks = match v.check_count() {
         Some(n) => format!(" {}+{}", n.saturating_sub(s.checks[0]), n.saturating_sub(s.checks[1])),

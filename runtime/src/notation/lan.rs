@@ -5,6 +5,10 @@
 //!
 //! A drop is written as UCI writes drops: `P@e4` (the upper-case letter).
 //!
+//! A gating is written as Fairy-Stockfish writes it: the entering kind's letter in lower
+//! case after the move (`b1c3h`, `e1g1h` on the king's square), and a castling that
+//! gates on its rook's square from the rook's square to the king's (`h1e1h`).
+//!
 //! Extensions for what chess does not have, written after the move: a landing choice
 //! `@square` (`c4e6@d7`), and `+x` for the kind a frozen piece returns as after the
 //! capture (read and checked, never required, since it is forced).
@@ -18,6 +22,13 @@ use super::{NotationError, Written};
 pub fn format(v: &Variant, a: &Action) -> String {
     if a.is_drop() {
         return super::drop_text(v, a);
+    }
+    if let Some(g) = a.gate {
+        let letter = v.kind(g.kind()).letter.to_ascii_lowercase();
+        if let (true, crate::action::ActionKind::Castle(i)) = (g.rook(), a.kind) {
+            return format!("{}{}{letter}", v.square_name(v.castling[i as usize].rook), v.square_name(a.from));
+        }
+        return format!("{}{}{letter}", v.square_name(a.from), v.square_name(a.to));
     }
     let mut s = format!("{}{}", v.square_name(a.from), v.square_name(a.to));
     if let Some(p) = a.promotion {
@@ -66,7 +77,15 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
         }
         _ => return Err(err(format!("`{rest}` after the squares should be one piece letter {expected}"))),
     };
-    Ok(Written { from, to, promotion, returned, landing, drop: false })
+    // With gating, the letter may name the kind that enters instead, and a castling that
+    // gates on its rook's square is written from there to the king's square.
+    let gating = v.gating().is_some();
+    let rook_gate = if gating {
+        v.castling.iter().find(|e| e.free.is_none() && e.rook == from && e.king == to).map(|e| (e.king, e.king_to))
+    } else {
+        None
+    };
+    Ok(Written { promotion, returned, landing, either: gating, rook_gate, ..Written::new(from, to) })
 }
 
 #[cfg(test)]

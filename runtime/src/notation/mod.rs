@@ -6,7 +6,9 @@
 //! shooter-target (`b1-b3`). A capture after which the loser's frozen piece returns adds
 //! `+X` (the kind it returns as; informative, since it is forced). A trailing `+` or `#`
 //! (check, mate) is accepted and ignored. A drop from the hand is the kind's letter, `@`
-//! and the square (`P@e4`), in every notation.
+//! and the square (`P@e4`), in every notation. A gating adds `/X`, the held kind that
+//! enters the square the move leaves (`b1-c3/H`); a castling that gates on its rook's
+//! square names it (`e1-g1/Hh1`; `e1-g1/H` gates on the king's).
 
 pub(crate) mod consistency;
 pub mod fen;
@@ -17,7 +19,7 @@ pub mod san;
 
 use thiserror::Error;
 
-use crate::action::Action;
+use crate::action::{Action, ActionKind, Gate};
 use crate::geometry::Square;
 use crate::piece::KindId;
 use crate::variant::Variant;
@@ -34,15 +36,100 @@ pub struct Written {
     pub landing: Option<Square>,
     /// `X@square`: a piece of kind `promotion` dropped from the hand on `to` (= `from`).
     pub drop: bool,
+    /// `/X`: the held piece that enters by gating (none: the action gates nothing).
+    pub gate: Option<Gate>,
+    /// Long algebraic with gating: the letter read as `promotion` may name the kind that
+    /// enters by gating instead (`b1c3h`), and `rook_gate` is the castling (its king's
+    /// from and to squares) that `from`-`to` names when written from the rook's square to
+    /// the king's, gating on the rook's (`h1e1h`), as Fairy-Stockfish writes them.
+    pub either: bool,
+    pub rook_gate: Option<(Square, Square)>,
 }
 
 impl Written {
+    /// A plain move's text: from, to, and nothing else.
+    pub fn new(from: Square, to: Square) -> Written {
+        Written {
+            from,
+            to,
+            promotion: None,
+            returned: None,
+            landing: None,
+            drop: false,
+            gate: None,
+            either: false,
+            rook_gate: None,
+        }
+    }
+
     /// Whether `a` is the action this text names (a promotion left out matches any).
     pub fn names(&self, a: &Action) -> bool {
-        a.from == self.from
-            && a.to == self.to
-            && a.is_drop() == self.drop
-            && (self.promotion.is_none() || a.promotion == self.promotion)
+        if let (Some((kf, kt)), Some(g), Some(k)) = (self.rook_gate, a.gate, self.promotion)
+            && a.from == kf
+            && a.to == kt
+            && matches!(a.kind, ActionKind::Castle(_))
+            && g.rook()
+            && g.kind() == k
+        {
+            return true;
+        }
+        if a.from != self.from || a.to != self.to || a.is_drop() != self.drop {
+            return false;
+        }
+        if self.either
+            && let Some(k) = self.promotion
+        {
+            return (a.gate.is_none() && a.promotion == Some(k))
+                || (a.promotion.is_none() && a.gate.is_some_and(|g| !g.rook() && g.kind() == k));
+        }
+        a.gate == self.gate && (self.promotion.is_none() || a.promotion == self.promotion)
+    }
+}
+
+/// `/X` or `/Xsquare` after a move from `from` to `to`: the gating it names. The square
+/// is the king's (`from`) or, for a castling, its rook's.
+pub(crate) fn parse_gate(v: &Variant, from: Square, to: Square, text: &str) -> Result<Gate, String> {
+    let Some(g) = v.gating() else {
+        return Err(format!("`/{text}` is a gating: {} has no gating", v.name));
+    };
+    let mut cs = text.chars();
+    let c = cs
+        .next()
+        .filter(|c| c.is_ascii_alphabetic())
+        .ok_or_else(|| format!("`/{text}` should be `/` and a piece letter"))?;
+    let kind = v.kind_by_letter(c).ok_or_else(|| format!("`{c}` is not a piece letter of {}", v.name))?;
+    if g.kinds & (1 << kind.0) == 0 {
+        return Err(format!("a {} does not enter by gating", v.kind(kind).name));
+    }
+    let rest = cs.as_str();
+    if rest.is_empty() {
+        return Ok(Gate::new(kind, false));
+    }
+    let sq = v.geometry.parse(rest).map_err(|e| format!("after `/{c}`: {e}"))?;
+    if sq == from {
+        return Ok(Gate::new(kind, false));
+    }
+    match v.castling.iter().find(|e| e.free.is_none() && e.king == from && e.king_to == to) {
+        Some(e) if e.rook == sq => Ok(Gate::new(kind, true)),
+        Some(e) => Err(format!(
+            "a castling gates on its king's square ({}) or its rook's ({}), not {rest}",
+            v.square_name(from),
+            v.square_name(e.rook)
+        )),
+        None => Err(format!("a gating enters the square the move leaves ({}), not {rest}", v.square_name(from))),
+    }
+}
+
+/// `/X` (`/Xh1` on a castling rook's square): the gating of `a`, written after the move.
+pub(crate) fn gate_text(v: &Variant, a: &Action) -> String {
+    let Some(g) = a.gate else { return String::new() };
+    let letter = v.kinds.get(g.kind().index()).map_or('?', |k| k.letter);
+    match (g.rook(), a.kind) {
+        (true, ActionKind::Castle(i)) => match v.castling.get(i as usize) {
+            Some(c) => format!("/{letter}{}", v.square_name(c.rook)),
+            None => format!("/{letter}"),
+        },
+        _ => format!("/{letter}"),
     }
 }
 
@@ -57,7 +144,7 @@ pub(crate) fn parse_drop(v: &Variant, text: &str) -> Option<Result<Written, Nota
     Some((|| {
         let kind = v.kind_by_letter(c).ok_or_else(|| err(format!("`{c}` is not a piece letter of {}", v.name)))?;
         let to = v.geometry.parse(square).map_err(|e| err(format!("after `@`: {e} (a drop is written like P@e4)")))?;
-        Ok(Written { from: to, to, promotion: Some(kind), returned: None, landing: None, drop: true })
+        Ok(Written { promotion: Some(kind), drop: true, ..Written::new(to, to) })
     })())
 }
 
@@ -82,6 +169,9 @@ pub fn format(v: &Variant, a: &Action) -> String {
     if let Some(l) = a.landing {
         s.push('@');
         s.push_str(&v.square_name(l));
+    }
+    if a.gate.is_some() {
+        s.push_str(&gate_text(v, a));
     }
     s
 }
@@ -114,6 +204,10 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
         }
         None => (t, None),
     };
+    let (t, gate) = match t.split_once('/') {
+        Some((body, g)) => (body, Some(g)),
+        None => (t, None),
+    };
     let (t, landing) = match t.split_once('@') {
         Some((body, sq)) => (body, Some(v.geometry.parse(sq).map_err(|e| err(format!("after `@`: {e}")))?)),
         None => (t, None),
@@ -138,5 +232,9 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
             }
         }
     };
-    Ok(Written { from, to, promotion, returned, landing, drop: false })
+    let gate = match gate {
+        Some(g) => Some(parse_gate(v, from, to, g).map_err(err)?),
+        None => None,
+    };
+    Ok(Written { promotion, returned, landing, gate, ..Written::new(from, to) })
 }

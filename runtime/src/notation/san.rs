@@ -15,6 +15,8 @@
 //!   the check rule.
 //! - Extensions: `@square` after a landing choice (`Qxe6@d7`), and `+X` after a capture
 //!   after which a frozen piece returns as X (`Rxb8+N`, then `+`/`#` if it checks).
+//! - A gating adds `/X`, the held kind entering the square the move leaves (`Nc3/H`,
+//!   `O-O/E`), with the rook's square when a castling gates there (`O-O/Eh1`).
 //!
 //! Reading accepts the same, with annotations (`!`, `?`) and check marks ignored, `0-0`
 //! for `O-O`, `:` for `x`, the long form (`Ng1-f3`, `Ng1f3`) and `e8Q` for `e8=Q`.
@@ -144,6 +146,9 @@ pub fn write(b: &dyn SanBoard, a: &Action, returned: Option<KindId>) -> String {
             s.push_str(&v.square_name(l));
         }
     }
+    if a.gate.is_some() {
+        s.push_str(&super::gate_text(v, a));
+    }
     if let Some(k) = returned {
         s.push('+');
         s.push(v.kind(k).letter);
@@ -178,8 +183,12 @@ enum Shape {
 pub fn read(b: &dyn SanBoard, text: &str) -> Result<(Action, Option<KindId>), NotationError> {
     let v = b.variant();
     let err = |why: String| NotationError { text: text.trim().to_string(), why };
-    let legal = b.legal();
+    let mut legal = b.legal();
     let side = b.side_to_move();
+    // A gating (`/X`, `/Xh1`): only the actions that gate so (none: those that gate nothing).
+    let (plain, gate) = split_gate(v, text).map_err(err)?;
+    let text = plain.as_str();
+    legal.retain(|a| gate_matches(v, a, gate));
     if let Some(d) = super::parse_drop(v, text.trim().trim_end_matches(['!', '?', '+', '#'])) {
         let w = d?;
         if v.hand().is_none() {
@@ -269,6 +278,43 @@ pub fn read(b: &dyn SanBoard, text: &str) -> Result<(Action, Option<KindId>), No
                 }
             }
         }
+    }
+}
+
+/// A gating kind and the square it names (if any).
+type GateSpec = Option<(KindId, Option<Square>)>;
+
+/// The text without its `/X` or `/Xsquare`, and the gating that names.
+fn split_gate(v: &Variant, text: &str) -> Result<(String, GateSpec), String> {
+    let Some((body, rest)) = text.split_once('/') else { return Ok((text.to_string(), None)) };
+    let end = rest.find(['+', '#', '!', '?']).unwrap_or(rest.len());
+    let (g, tail) = rest.split_at(end);
+    let mut cs = g.chars();
+    let c = cs
+        .next()
+        .filter(|c| c.is_ascii_alphabetic())
+        .ok_or_else(|| format!("`/{g}` should be `/` and a piece letter"))?;
+    let kind = v.kind_by_letter(c).ok_or_else(|| format!("`{c}` is not a piece letter of {}", v.name))?;
+    let sq = match cs.as_str() {
+        "" => None,
+        sq => Some(v.geometry.parse(sq).map_err(|e| format!("after `/{c}`: {e}"))?),
+    };
+    Ok((format!("{body}{tail}"), Some((kind, sq))))
+}
+
+/// Whether `a` gates as `spec` says (no spec: `a` gates nothing). A square names the
+/// king's square (the mover's `from`) or a castling rook's.
+fn gate_matches(v: &Variant, a: &Action, spec: GateSpec) -> bool {
+    match (a.gate, spec) {
+        (None, None) => true,
+        (Some(g), Some((k, sq))) => {
+            let at = match (g.rook(), a.kind) {
+                (true, ActionKind::Castle(i)) => v.castling.get(i as usize).map_or(a.from, |c| c.rook),
+                _ => a.from,
+            };
+            g.kind() == k && sq.map_or(!g.rook(), |s| s == at)
+        }
+        _ => false,
     }
 }
 

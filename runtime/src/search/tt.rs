@@ -20,18 +20,25 @@ pub(crate) enum Bound {
     Upper,
 }
 
-/// The best action of an entry, as from-square, to-square and promotion (kind + 1, or
-/// 0): enough to find it again among the legal actions, whatever its kind.
+/// The best action of an entry, as from-square, to-square, promotion (kind + 1, or 0)
+/// and gating (kind + 1, and 32 when at a castling rook's square; or 0): enough to find it
+/// again among the legal actions, whatever its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Best {
     from: u8,
     to: u8,
     promotion: u8,
+    gate: u8,
 }
 
 impl Best {
     pub fn of(a: Action) -> Best {
-        Best { from: a.from.0, to: a.to.0, promotion: a.promotion.map_or(0, |k| k.0 + 1) }
+        Best {
+            from: a.from.0,
+            to: a.to.0,
+            promotion: a.promotion.map_or(0, |k| k.0 + 1),
+            gate: a.gate.map_or(0, |g| (g.kind().0 + 1) | if g.rook() { 32 } else { 0 }),
+        }
     }
 
     #[inline]
@@ -66,7 +73,12 @@ impl Entry {
             | ((self.depth.clamp(-128, 127) as i8 as u8 as u64) << 16)
             | (bound << 24);
         if let Some(b) = self.best {
-            d |= HAS_BEST | (b.from as u64) << 32 | (b.to as u64) << 40 | (b.promotion as u64) << 48;
+            // The gate's 6 bits (kinds are at most 16) sit between the promotion and the flags.
+            d |= HAS_BEST
+                | (b.from as u64) << 32
+                | (b.to as u64) << 40
+                | (b.promotion as u64) << 48
+                | ((b.gate & 63) as u64) << 56;
         }
         d
     }
@@ -77,6 +89,7 @@ impl Entry {
                 from: (d >> 32) as u8,
                 to: (d >> 40) as u8,
                 promotion: (d >> 48) as u8,
+                gate: ((d >> 56) & 63) as u8,
             }),
             score: d as u16 as i16 as i32,
             depth: (d >> 16) as u8 as i8 as i32,

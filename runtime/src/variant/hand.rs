@@ -1,10 +1,11 @@
 //! The keys of `[reserve]` that only a two-sided board reads (a hand): per-kind drop
-//! zones. The rest of `[reserve]` (what it holds, its cap, whether taken pieces change
+//! zones, gating. The rest of `[reserve]` (what it holds, its cap, whether taken pieces change
 //! side into it) is one schema with the world's vaults, built in `world_rules`.
 
 use toml::Spanned;
 
 use super::diagnostics::Diagnostics;
+use super::world_rules::Gating;
 use super::world_schema::ReserveSpec;
 use super::{Region, ReserveRule};
 use crate::piece::KindId;
@@ -28,6 +29,30 @@ pub(super) fn compile(
             ),
         }
     }
+    if let Some(g) = &s.gating {
+        let g = g.get_ref();
+        let region = regions.iter().position(|r| r.name == *g.region.get_ref());
+        if region.is_none() {
+            d.at(
+                g.region.span(),
+                format!("gating.region: unknown region `{}`; define it under [regions]", g.region.get_ref()),
+            );
+        }
+        let mut kinds = rule.holds;
+        if let Some(list) = &g.kinds {
+            kinds = 0;
+            for n in list {
+                let Some(k) = kind_of(d, n) else { continue };
+                if !rule.holds(k) {
+                    d.at(n.span(), format!("gating.kinds: `{}` is not a kind the hand holds (`holds`)", n.get_ref()));
+                }
+                kinds |= 1 << k.0;
+            }
+        }
+        if let Some(region) = region {
+            rule.gating = Some(Gating { region, kinds });
+        }
+    }
 }
 
 /// What a hand on a two-sided board cannot be.
@@ -42,5 +67,12 @@ pub(super) fn check_two_sided(rule: &ReserveRule, r: &Spanned<ReserveSpec>, comb
     }
     if combat {
         d.at(r.span(), "`[reserve]` on a two-sided board cannot be combined with `[combat]` yet");
+    }
+}
+
+/// What a world's reserve (a vault) cannot be: gating is for hands.
+pub(super) fn check_world(r: &Spanned<ReserveSpec>, d: &mut Diagnostics) {
+    if let Some(g) = &r.get_ref().gating {
+        d.at(g.span(), "`gating` is for hands on two-sided boards, not a world's reserve");
     }
 }

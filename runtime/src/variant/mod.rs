@@ -33,7 +33,7 @@ pub use load::{Found, Origin, Script, find, known_variants, looked_in, search_pa
 pub use reload::Reloader;
 pub use solo::{DuelRules, Generation, LayerPiece, Level, SoloRules};
 pub use source::Override;
-pub use world_rules::{DropZone, Phase, ReserveRule, WorldRules};
+pub use world_rules::{DropZone, Gating, Phase, ReserveRule, WorldRules};
 
 /// Whether `s` can name a variant: 1 to 64 ASCII letters, digits, `-` and `_`, starting
 /// with a letter or digit. A name becomes part of paths (a saved game's folder), so it
@@ -685,6 +685,11 @@ impl Variant {
     /// The hand rule of a two-sided variant with `[reserve]` (pieces held and dropped).
     pub fn hand(&self) -> Option<&ReserveRule> {
         self.reserve.as_ref().filter(|_| self.turns == TurnModel::Alternate)
+    }
+
+    /// Gating (`[reserve] gating`) of a two-sided variant with hands.
+    pub fn gating(&self) -> Option<&world_rules::Gating> {
+        self.hand().and_then(|h| h.gating.as_ref())
     }
 
     /// The kind a promoted piece of `kind` reverts to when it is captured into a hand:

@@ -80,6 +80,8 @@ pub enum DropZone {
     Anywhere,
     /// An empty square of this region (its index).
     Region(usize),
+    /// Nowhere: held pieces are never dropped (two-sided boards: they enter by gating).
+    Never,
 }
 
 /// A reserve: pieces held off the board, by kind, with a cap.
@@ -95,6 +97,19 @@ pub struct ReserveRule {
     /// Two-sided boards: kinds dropped on a region of their own instead of `drop`'s
     /// (the region's index).
     pub drop_zones: Vec<(KindId, usize)>,
+    /// Two-sided boards: held pieces may enter by gating (`gating = {…}`).
+    pub gating: Option<Gating>,
+}
+
+/// Gating (`[reserve] gating`): a piece leaving a square of `region` for the first time
+/// (its first move from where it stood at the start, castling included) may bring a held
+/// piece of `kinds` onto the square it left, in the same move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gating {
+    /// The gating squares' region (its index).
+    pub region: usize,
+    /// The held kinds that may enter (bit per kind).
+    pub kinds: u32,
 }
 
 impl ReserveRule {
@@ -127,6 +142,8 @@ pub(crate) fn compile(
         && matches!(turns, None | Some(TurnModel::Alternate))
     {
         super::hand::check_two_sided(rule, r, spec.combat.is_some(), d);
+    } else if let Some(r) = &spec.reserve {
+        super::hand::check_world(r, d);
     }
     // A simultaneous variant without `[world]` loads, but has no realm to resolve (the
     // realm commands say so).
@@ -306,12 +323,15 @@ fn reserve(
     let drop = match s.drop.get_ref().as_str() {
         "presence" => DropZone::Presence,
         "anywhere" => DropZone::Anywhere,
+        "none" => DropZone::Never,
         name => match regions.iter().position(|g| g.name == name) {
             Some(i) => DropZone::Region(i),
             None => {
                 d.at(
                     s.drop.span(),
-                    format!("unknown drop zone `{name}`; expected \"presence\", \"anywhere\" or a region's name"),
+                    format!(
+                        "unknown drop zone `{name}`; expected \"presence\", \"anywhere\", \"none\" or a region's name"
+                    ),
                 );
                 DropZone::Anywhere
             }
@@ -325,7 +345,8 @@ fn reserve(
             true
         }
     };
-    let mut rule = ReserveRule { cap: *s.cap.get_ref(), holds, drop, captured_to_taker, drop_zones: Vec::new() };
+    let mut rule =
+        ReserveRule { cap: *s.cap.get_ref(), holds, drop, captured_to_taker, drop_zones: Vec::new(), gating: None };
     super::hand::compile(s, kind_of, regions, d, &mut rule);
     rule
 }

@@ -149,7 +149,8 @@ pub struct ReserveSpec {
     /// The kinds it may hold (others, such as royal pieces, go to no reserve).
     pub holds: Vec<Name>,
     /// Where its pieces may be dropped: "presence" (an empty square of a board where the
-    /// player has a piece), "anywhere" (any empty square) or a region's name.
+    /// player has a piece), "anywhere" (any empty square), a region's name, or "none"
+    /// (two-sided boards: never dropped, say when they enter by gating).
     #[serde(default = "presence")]
     pub drop: Spanned<String>,
     /// A piece taken goes to the taker's reserve, changing side ("taker"), or nowhere
@@ -160,6 +161,19 @@ pub struct ReserveSpec {
     /// `drop`'s (say, pawns: not on the first or last rank).
     #[serde(default)]
     pub drop_zones: std::collections::BTreeMap<String, Spanned<String>>,
+    /// Two-sided boards (a hand): held pieces enter by gating, onto the square a piece
+    /// leaves on its first move from a square of a region (Seirawan chess).
+    #[serde(default)]
+    pub gating: Option<Spanned<GatingSpec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatingSpec {
+    /// The gating squares: a region (relative for each side, like a back rank).
+    pub region: Spanned<String>,
+    /// The held kinds that may enter by gating (default: every kind the hand holds).
+    pub kinds: Option<Vec<Name>>,
 }
 
 fn yes() -> bool {

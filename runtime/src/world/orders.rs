@@ -294,6 +294,7 @@ pub fn validate_seen(
                     let zone_ok = match &m.rules.reserve.drop {
                         DropZone::Presence => has_piece_on(cells, to.board(tile), player),
                         DropZone::Anywhere => true,
+                        DropZone::Never => false,
                         DropZone::Region(r) => {
                             let (lx, ly) = to.local(tile);
                             m.v.regions[*r].squares[0].contains(&crate::geometry::Square((ly * tile.0 + lx) as u8))
