@@ -49,6 +49,9 @@ pub(crate) struct Position<B: Bits> {
     pub promoted: B,
     /// Checks given by each side (counted when an end rule counts them).
     pub checks: [u8; 2],
+    /// The kind of the piece the last action dropped, plus one (0: it was no drop); for
+    /// `drop_mate = "loses"`, not part of the position's identity (nor of its hash).
+    pub last_drop: u8,
 }
 
 /// Frozen squares of one side, oldest first.
@@ -122,6 +125,7 @@ impl<B: Bits> Position<B> {
             hands: [Reserve::default(), Reserve::default()],
             promoted: B::EMPTY,
             checks: [0; 2],
+            last_drop: 0,
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
@@ -256,6 +260,7 @@ impl<B: Bits> Position<B> {
         }
         let n = self.hands[us.index()].count(kind);
         self.set_hand(t, us, kind.index(), n.saturating_sub(1));
+        self.last_drop = kind.0 + 1;
         self.put(t, to, Piece::new(kind, us).code());
         if S::ON {
             ev.push(Event::Dropped { side: us, kind, square: a.to });
@@ -280,6 +285,9 @@ impl<B: Bits> Position<B> {
             let mut kind = kind_of(victim);
             if self.promoted.has(sq) {
                 self.mark_promoted(t, sq);
+                kind = h.unpromoted[kind];
+            } else if h.reverts & (1 << kind) != 0 {
+                // A kind only a promotion makes, which no hand holds (a shogi tokin).
                 kind = h.unpromoted[kind];
             }
             if h.rule.captured_to_taker {
@@ -514,6 +522,7 @@ impl<B: Bits> Position<B> {
             return self.make_drop(t, a, ev);
         }
         let us = self.stm;
+        self.last_drop = 0;
         let from = a.from.index();
         let to = a.to.index();
         let code = self.code(from);
@@ -638,7 +647,8 @@ impl<B: Bits> Position<B> {
                 if rule.waits {
                     self.make_wait(t, us, to);
                 }
-                if t.hand.is_some() && !self.promoted.has(to) {
+                // Marked only where the mark decides (a kind the hand holds as itself).
+                if t.hand.as_deref().is_some_and(|h| h.rule.holds(p)) && !self.promoted.has(to) {
                     self.mark_promoted(t, to);
                 }
                 if S::ON {

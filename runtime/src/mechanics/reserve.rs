@@ -115,7 +115,16 @@ mod tests {
 
     fn rule(cap: u32) -> ReserveRule {
         // Holds kinds 1 and 2; kind 0 (a royal piece) goes nowhere.
-        ReserveRule { cap, holds: 0b110, drop: DropZone::Anywhere, captured_to_taker: true, drop_zones: Vec::new() }
+        ReserveRule {
+            cap,
+            holds: 0b110,
+            drop: DropZone::Anywhere,
+            captured_to_taker: true,
+            drop_zones: Vec::new(),
+            one_per_file: Vec::new(),
+            no_drop_mate: Vec::new(),
+            drop_mate_loses: false,
+        }
     }
 
     #[test]

@@ -109,7 +109,15 @@ impl<B: Bits> Node for FastNode<'_, B> {
                 return Some(v);
             }
             let r = &self.v.rules;
-            return Some(if self.in_check() { r.checkmate } else { r.stalemate });
+            if self.in_check() {
+                // A mate by a drop that may not mate (`drop_mate = "loses"`): the mated side wins.
+                let k = self.pos().last_drop;
+                if k != 0 && self.t.hand.as_deref().is_some_and(|h| h.drop_mate_loses & (1 << (k - 1)) != 0) {
+                    return Some(Verdict::Win);
+                }
+                return Some(r.checkmate);
+            }
+            return Some(r.stalemate);
         }
         self.draws()
     }

@@ -95,6 +95,13 @@ pub struct ReserveRule {
     /// Two-sided boards: kinds dropped on a region of their own instead of `drop`'s
     /// (the region's index).
     pub drop_zones: Vec<(KindId, usize)>,
+    /// Two-sided boards: kinds not dropped on a file where their side has one already.
+    pub one_per_file: Vec<KindId>,
+    /// Two-sided boards: kinds whose drop may not checkmate.
+    pub no_drop_mate: Vec<KindId>,
+    /// With `no_drop_mate`: such a drop is legal and loses (`drop_mate = "loses"`) instead
+    /// of not being listed.
+    pub drop_mate_loses: bool,
 }
 
 impl ReserveRule {
@@ -127,6 +134,8 @@ pub(crate) fn compile(
         && matches!(turns, None | Some(TurnModel::Alternate))
     {
         super::hand::check_two_sided(rule, r, spec.combat.is_some(), d);
+    } else if let Some(r) = &spec.reserve {
+        super::hand::check_world(r, d);
     }
     // A simultaneous variant without `[world]` loads, but has no realm to resolve (the
     // realm commands say so).
@@ -325,7 +334,16 @@ fn reserve(
             true
         }
     };
-    let mut rule = ReserveRule { cap: *s.cap.get_ref(), holds, drop, captured_to_taker, drop_zones: Vec::new() };
+    let mut rule = ReserveRule {
+        cap: *s.cap.get_ref(),
+        holds,
+        drop,
+        captured_to_taker,
+        drop_zones: Vec::new(),
+        one_per_file: Vec::new(),
+        no_drop_mate: Vec::new(),
+        drop_mate_loses: false,
+    };
     super::hand::compile(s, kind_of, regions, d, &mut rule);
     rule
 }
