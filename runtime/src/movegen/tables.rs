@@ -285,11 +285,11 @@ impl Zobrist {
 pub(crate) fn build_any(v: &Variant) -> AnyTables {
     let n = v.geometry.len();
     if n <= 64 {
-        AnyTables::Narrow(Box::new(Tables::<u64>::build(v)))
+        AnyTables::Narrow(std::sync::Arc::new(Tables::<u64>::build(v)))
     } else if n <= 128 {
-        AnyTables::Mid(Box::new(Tables::<u128>::build(v)))
+        AnyTables::Mid(std::sync::Arc::new(Tables::<u128>::build(v)))
     } else {
-        AnyTables::Wide(Box::new(Tables::<Wide>::build(v)))
+        AnyTables::Wide(std::sync::Arc::new(Tables::<Wide>::build(v)))
     }
 }
 

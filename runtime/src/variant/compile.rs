@@ -430,7 +430,7 @@ impl Compiler<'_, '_> {
                 time_limit_ms: *spec.scripting.time_limit_ms.get_ref(),
             },
             data: toml::Table::new(),
-            tables: AnyTables::Narrow(Box::new(Tables::<u64>::empty())),
+            tables: AnyTables::Narrow(std::sync::Arc::new(Tables::<u64>::empty())),
         };
         if !self.d.problems.is_empty() {
             return None;

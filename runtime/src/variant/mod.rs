@@ -467,12 +467,14 @@ pub struct Draws {
     pub royal_repeat: Option<u32>,
 }
 
-/// The move tables for the variant's board width.
-#[derive(Debug)]
+/// The move tables for the variant's board width, shared by the copies of a variant
+/// that differ only in their hooks (`with_hooks`, `without_hooks`, `with_own_hooks`:
+/// the tables are made from the TOML rules alone).
+#[derive(Clone, Debug)]
 pub(crate) enum AnyTables {
-    Narrow(Box<Tables<u64>>),
-    Mid(Box<Tables<u128>>),
-    Wide(Box<Tables<Wide>>),
+    Narrow(Arc<Tables<u64>>),
+    Mid(Arc<Tables<u128>>),
+    Wide(Arc<Tables<Wide>>),
 }
 
 impl std::fmt::Debug for Variant {
@@ -549,7 +551,7 @@ impl Variant {
             scoring: self.scoring.clone(),
             reserve: self.reserve.clone(),
             world: self.world.clone(),
-            tables: crate::movegen::tables::build_any(self),
+            tables: self.tables.clone(),
         }
     }
 
