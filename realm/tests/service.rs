@@ -380,7 +380,7 @@ fn a_realm_of_schema_version_5_migrates_and_goes_on_joining_on_the_ground() {
         let mut tx = db.begin(varia_realm::db::Mode::Read).unwrap();
         let v = tx.query("SELECT version FROM schema_version", &[]).unwrap()[0][0].int().unwrap();
         assert_eq!(v, varia_realm::store::SCHEMA_VERSION, "{name}");
-        assert_eq!(v, 6, "{name}");
+        assert_eq!(v, 7, "{name}");
     }
 }
 
