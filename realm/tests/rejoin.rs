@@ -206,7 +206,7 @@ fn a_player_eliminated_by_conquest_comes_back_at_once_with_an_empty_vault_or_the
             assert_eq!(joined(&j), ("carol", PHILIDOR_RING_3.to_vec(), Some("Philidor"), 1, 1_015_200), "{name}");
             let st = s.state().unwrap();
             assert_eq!(st.players, ["alice", "bob", "carol"], "{name}");
-            assert!(st.eliminated.is_empty() && st.idle.get("carol").is_none(), "{name}");
+            assert!(st.eliminated.is_empty() && !st.idle.contains_key("carol"), "{name}");
             assert_eq!(pieces_of(&st, "carol"), start_pieces(&PHILIDOR_RING_3), "{name}");
             let want = if keep { vault(7, 2) } else { vault(0, 0) };
             assert_eq!(st.vaults["carol"], want, "{name}: keep = {keep}");
