@@ -516,6 +516,13 @@ impl<B: Bits> Position<B> {
         }
     }
 
+    /// Whether the last action dropped a kind whose mate loses (`no_drop_mate` with
+    /// `drop_mate = "loses"`): a checkmate it gave is a win for the side mated.
+    pub fn mate_by_drop_loses(&self, t: &Tables<B>) -> bool {
+        let k = self.last_drop;
+        k != 0 && t.hand.as_deref().is_some_and(|h| h.drop_mate_loses & (1 << (k - 1)) != 0)
+    }
+
     /// Applies an action that move generation produced. Events go to `ev`.
     pub fn make<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
         if a.kind == ActionKind::Drop {

@@ -161,9 +161,7 @@ impl<B: Bits> Core for CoreImpl<B> {
         movegen::in_check(&self.pos, self.v.tables())
     }
     fn mate_by_drop_loses(&self) -> bool {
-        let t = self.v.tables::<B>();
-        let k = self.pos.last_drop;
-        k != 0 && t.hand.as_deref().is_some_and(|h| h.drop_mate_loses & (1 << (k - 1)) != 0)
+        self.pos.mate_by_drop_loses(self.v.tables())
     }
 
     fn opponent_in_check(&self) -> bool {

@@ -111,8 +111,7 @@ impl<B: Bits> Node for FastNode<'_, B> {
             let r = &self.v.rules;
             if self.in_check() {
                 // A mate by a drop that may not mate (`drop_mate = "loses"`): the mated side wins.
-                let k = self.pos().last_drop;
-                if k != 0 && self.t.hand.as_deref().is_some_and(|h| h.drop_mate_loses & (1 << (k - 1)) != 0) {
+                if self.pos().mate_by_drop_loses(self.t) {
                     return Some(Verdict::Win);
                 }
                 return Some(r.checkmate);

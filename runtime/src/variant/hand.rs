@@ -17,16 +17,8 @@ pub(super) fn compile(
     d: &mut Diagnostics,
     rule: &mut ReserveRule,
 ) {
-    for n in &s.one_per_file {
-        if let Some(k) = kind_of(d, n) {
-            rule.one_per_file.push(k);
-        }
-    }
-    for n in &s.no_drop_mate {
-        if let Some(k) = kind_of(d, n) {
-            rule.no_drop_mate.push(k);
-        }
-    }
+    rule.one_per_file = s.one_per_file.iter().filter_map(|n| kind_of(d, n)).collect();
+    rule.no_drop_mate = s.no_drop_mate.iter().filter_map(|n| kind_of(d, n)).collect();
     match s.drop_mate.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
         None | Some(("illegal", _)) => {}
         Some(("loses", _)) => rule.drop_mate_loses = true,
