@@ -77,6 +77,7 @@ pub fn run(a: BenchArgs) -> Result<(), Fail> {
                     sector_boards: 10,
                     resolving: None,
                     join_ground: true,
+                    rejoin_keeps_vault: false,
                 },
             )?;
             store::put_world(tx.as_mut(), 0, &text)?;

@@ -31,13 +31,19 @@ pub enum ServiceCommand {
         #[command(flatten)]
         db: DbArgs,
     },
-    /// Join a realm: three boards and a secret token, printed once.
+    /// Join a realm: three boards and a secret token, printed once. A name stays its
+    /// player's for good: a player whose empire is gone (eliminated, CA-17, and past the
+    /// 24 h lockout after abandoning, CA-18) starts a new one under it with `--rejoin
+    /// TOKEN`, placed as a new player's, with the same token.
     Join {
         #[command(flatten)]
         db: DbArgs,
         /// Your player name (letters, digits, `-`, `_`).
-        #[arg(long)]
-        player: String,
+        #[arg(long, required_unless_present = "rejoin", conflicts_with = "rejoin")]
+        player: Option<String>,
+        /// Come back under your name with your token, once your empire is gone.
+        #[arg(long, value_name = "TOKEN")]
+        rejoin: Option<String>,
     },
     /// Submit (or replace) your orders for the open round; a refused order says why.
     Order {
@@ -244,16 +250,25 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
                 None => println!("{}", serde_json::to_string_pretty(&s.transfers(&token)?)?),
             }
         }
-        ServiceCommand::Join { db, player } => {
-            let j = open(&db)?.join(&player)?;
+        ServiceCommand::Join { db, player, rejoin } => {
+            let mut s = open(&db)?;
+            let (j, verb) = match (&rejoin, player) {
+                (Some(token), _) => (s.rejoin(token)?, "came back in"),
+                (None, Some(player)) => (s.join(&player)?, "joined"),
+                (None, None) => return Err(Fail("give --player NAME, or --rejoin TOKEN".into())),
+            };
             let boards: Vec<String> = j.boards.iter().map(|[x, y]| format!("[{x}, {y}]")).collect();
             let region = match &j.city {
                 Some(c) => format!("in the city {c}"),
                 None => "on the open ground".to_string(),
             };
-            println!("{} joined round {} on boards {} {region}", j.player, j.round, boards.join(" "));
+            println!("{} {verb} round {} on boards {} {region}", j.player, j.round, boards.join(" "));
             println!("token: {}", j.token);
-            eprintln!("keep the token: it is shown only now (the realm keeps only its hash)");
+            if rejoin.is_some() {
+                eprintln!("your token stays the same");
+            } else {
+                eprintln!("keep the token: it is shown only now (the realm keeps only its hash)");
+            }
         }
         ServiceCommand::Order { db, token, orders, order, round } => {
             let list: Vec<serde_json::Value> = match orders {

@@ -265,6 +265,54 @@ fn a_join_names_its_region_and_a_realm_with_every_city_full_refuses_it() {
 }
 
 #[test]
+fn join_rejoin_brings_back_a_player_who_abandoned_once_the_lockout_is_over() {
+    // alice holds [0,0] [-1,-1] [0,-1], bob [1,-1] [-1,0] [1,0] (no cities: ring by ring).
+    // bob abandons in round 0, resolved at T0 (--now): eliminated, locked out until
+    // T0 + 86,400 = 1,086,400 (CA-18), his boards free again. His comeback with his
+    // token takes the first three free boards ring by ring: the same three. No round was
+    // resolved since, so round 1 is open.
+    let dir = scratch("rejoin");
+    for db in dbs(&dir, "rejoin") {
+        let (db, a, b) = setup(&dir, &db);
+        ok(&["realm", "order", "--db", &db, "--token", &b, "--at", T0, "--order", r#"{"type":"abandon"}"#]);
+        ok(&["realm", "advance", "--db", &db, "--now", "--at", T0]);
+        let fails = |args: &[&str], want: &str| {
+            let o = varia(args);
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{db}: {args:?}: {stderr}");
+            assert_eq!(stderr.lines().next(), Some(want), "{db}: {args:?}");
+        };
+        fails(
+            &["realm", "join", "--db", &db, "--rejoin", &b, "--at", "1086399"],
+            "error: `bob` abandoned an empire and is locked out until 1086400 (CA-18)",
+        );
+        fails(
+            &["realm", "join", "--db", &db, "--player", "bob", "--at", "1086400"],
+            "error: `bob` is already a player of this realm",
+        );
+        fails(
+            &["realm", "join", "--db", &db, "--rejoin", &a, "--at", "1086400"],
+            "error: `alice` still has an empire in this realm (3 boards, 15 pieces on the map): only a player whose \
+             empire is gone (no board and no piece on the map, CA-17) starts a new one",
+        );
+        let out = ok(&["realm", "join", "--db", &db, "--rejoin", &b, "--at", "1086400"]);
+        let lines: Vec<&str> = out.lines().collect();
+        let token = format!("token: {b}");
+        assert_eq!(
+            lines,
+            ["bob came back in round 1 on boards [1, -1] [-1, 0] [1, 0] on the open ground", token.as_str()],
+            "{db}"
+        );
+        assert_eq!(show(&db, &b)["world"]["players"], serde_json::json!(["alice", "bob"]), "{db}");
+        assert_eq!(show(&db, &b)["world"]["eliminated"], serde_json::json!([]), "{db}");
+        // --player and --rejoin together: refused by the command line (exit 2).
+        let o = varia(&["realm", "join", "--db", &db, "--player", "bob", "--rejoin", &b]);
+        assert_eq!(o.status.code(), Some(2), "{db}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"), "{db}");
+    }
+}
+
+#[test]
 fn an_order_killed_before_its_commit_is_lost_and_the_acknowledged_one_stands() {
     let dir = scratch("order-crash");
     for db in dbs(&dir, "order-crash") {

@@ -1,7 +1,8 @@
 //! A realm's config file (TOML), read by `varia realm new`: which variant, how long a
 //! round is (CA-02: the three realms run on 6, 10 and 24 hours), the seed of its
 //! randomness, the size of a sector (A-CA1), the cities and their roads (CA-19), and
-//! whether new empires may lie outside the cities (`join_ground`). Unknown keys and bad values are refused with the file's name.
+//! whether new empires may lie outside the cities (`join_ground`), and whether a player
+//! coming back keeps their old vault (`rejoin_keeps_vault`). Unknown keys and bad values are refused with the file's name.
 
 use serde::Deserialize;
 
@@ -40,6 +41,12 @@ pub struct RealmConfig {
     /// is refused (needs at least one city).
     #[serde(default = "yes")]
     pub join_ground: bool,
+    /// Whether a player who comes back after losing their empire (`Service::rejoin`)
+    /// keeps what was left in their vault. By default (`false`) the new empire starts
+    /// like any new one, with an empty vault (CA-16 keeps a vault through elimination,
+    /// CA-17; this decides what a new start brings).
+    #[serde(default)]
+    pub rejoin_keeps_vault: bool,
 }
 
 /// A city: `boards = [[x0, y0], [x1, y1]]`, the lower-left and upper-right boards of

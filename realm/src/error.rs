@@ -41,6 +41,11 @@ pub enum Error {
     BadPlayer { player: String },
     #[error("`{player}` is already a player of this realm")]
     PlayerTaken { player: String },
+    #[error(
+        "`{player}` still has an empire in this realm ({boards} boards, {pieces} pieces on the map): only a player \
+         whose empire is gone (no board and no piece on the map, CA-17) starts a new one"
+    )]
+    StillPlaying { player: String, boards: usize, pieces: usize },
     #[error("`{player}` abandoned an empire and is locked out until {until} (CA-18)")]
     LockedOut { player: String, until: i64 },
     #[error("no room for a new empire: no {want} free boards within {rings} rings of the centre")]
@@ -89,7 +94,10 @@ impl Error {
             Error::Unauthorized => 401,
             Error::Forbidden { .. } => 403,
             Error::NoSuchRound { .. } | Error::NoRealm { .. } | Error::NotFound { .. } => 404,
-            Error::PlayerTaken { .. } | Error::DeadlinePassed { .. } | Error::WrongRound { .. } => 409,
+            Error::PlayerTaken { .. }
+            | Error::StillPlaying { .. }
+            | Error::DeadlinePassed { .. }
+            | Error::WrongRound { .. } => 409,
             Error::OrdersRefused { .. }
             | Error::Join(_)
             | Error::NoRoom { .. }

@@ -179,6 +179,13 @@ async fn join(State(s): State<Shared>, body: Result<Bytes, BytesRejection>) -> R
     Ok((StatusCode::CREATED, axum::Json(j)).into_response())
 }
 
+/// `POST /rejoin`: the token's player, eliminated, starts a new empire (no body needed).
+async fn rejoin(State(s): State<Shared>, headers: HeaderMap) -> Result<Response, Fail> {
+    let t = bearer(&headers)?;
+    let j = with(&s, move |svc| svc.rejoin(&t)).await?;
+    Ok((StatusCode::CREATED, axum::Json(j)).into_response())
+}
+
 async fn world(State(s): State<Shared>, headers: HeaderMap) -> Result<Response, Fail> {
     let t = bearer(&headers)?;
     let v = with(&s, move |svc| svc.view(&t)).await?;
@@ -366,7 +373,7 @@ async fn transfer_get(State(s): State<Shared>, headers: HeaderMap) -> Result<Res
 async fn not_found() -> Fail {
     fail(
         404,
-        "no such route; routes: POST /join, GET /world, GET|PUT /orders, GET /rounds/N, GET /cities, GET /cities/NAME/crown, POST /cities/NAME/rename|motd|donate, GET|POST /transfers, GET|POST /chat/world, GET|POST /chat/sector:SX,SY, GET|POST /chat/city:NAME",
+        "no such route; routes: POST /join, POST /rejoin, GET /world, GET|PUT /orders, GET /rounds/N, GET /cities, GET /cities/NAME/crown, POST /cities/NAME/rename|motd|donate, GET|POST /transfers, GET|POST /chat/world, GET|POST /chat/sector:SX,SY, GET|POST /chat/city:NAME",
     )
 }
 
@@ -384,6 +391,7 @@ pub fn router(service: Service) -> Router {
 pub fn router_shared(shared: Shared) -> Router {
     Router::new()
         .route("/join", post(join))
+        .route("/rejoin", post(rejoin))
         .route("/world", get(world))
         .route("/orders", put(orders_put).get(orders_get))
         .route("/rounds/{n}", get(round))

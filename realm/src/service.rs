@@ -1,5 +1,6 @@
 //! The realm's service logic, over any [`Store`]: making a realm, joining it (a secret
-//! token, only its hash kept), orders until the deadline (validated by the rules'
+//! token, only its hash kept; coming back under one's name with it once one's empire is
+//! gone), orders until the deadline (validated by the rules'
 //! own validation; a refused list stores nothing), what a player may see, and the
 //! resolution of rounds that are due by the [`Clock`], each in one transaction — with,
 //! in that transaction, the round's queen transfers ([`crate::transfer::arrive`]) and the
@@ -166,6 +167,7 @@ impl Service {
             sector_boards: config.sector_boards,
             resolving: None,
             join_ground: config.join_ground,
+            rejoin_keeps_vault: config.rejoin_keeps_vault,
         };
         {
             let mut tx = store.begin(Mode::Write)?;
@@ -226,12 +228,13 @@ impl Service {
 
     /// A new player joins: three boards (CA-03) in one region, found by
     /// [`choose_boards`], and a token. Refused, storing nothing, when no region has room
-    /// (`NoRoom`, or `CitiesFull` in a realm with `join_ground = false`).
+    /// (`NoRoom`, or `CitiesFull` in a realm with `join_ground = false`). A name that is
+    /// already a player's stays theirs (`PlayerTaken`, or `LockedOut` during the lockout
+    /// after abandoning): its player comes back with [`Service::rejoin`] and their token.
     pub fn join(&mut self, player: &str) -> Result<Joined, Error> {
         check_player_name(player)?;
         let now = self.clock.now();
         let v = self.variant.clone();
-        let rules = world_of(&v)?;
         let mut tx = self.store.begin(Mode::Write)?;
         tx.lock_meta(Lock::Update)?;
         if store::token_hash(tx.as_mut(), player)?.is_some() {
@@ -245,29 +248,56 @@ impl Service {
         let meta = store::meta(tx.as_mut())?;
         meta.check_not_resolving()?;
         let (round, text) = store::world(tx.as_mut())?;
-        let state = parse_state(&text)?;
-        let mut realm = Realm::from_json(&v, &state)?;
-        let regions = crate::region::Regions::new(&store::cities(tx.as_mut())?);
-        let (boards, city) = choose_boards(&realm, rules, &regions, meta.join_ground)?;
-        // The lockout after abandoning is judged at the time of joining.
-        realm.time = Some(now);
-        realm.join(&v, player, &boards)?;
-        realm.time = state.time;
+        let placed = place_empire(tx.as_mut(), &v, &meta, player, (round, &parse_state(&text)?), now)?;
         let token = token::new_token(player)?;
         store::insert_player(tx.as_mut(), player, &token::hash(&token), now)?;
-        let after = realm.to_json(&v);
-        let geo = Geometry { tile: rules.tile, sector_boards: meta.sector_boards };
-        crate::mayor::update_mayors(tx.as_mut(), &after, geo, now)?;
-        store::put_world(tx.as_mut(), round, &serde_json::to_string(&after)?)?;
         tx.commit()?;
-        Ok(Joined {
-            player: player.to_string(),
-            token,
-            boards: boards.iter().map(|b| [b.bx, b.by]).collect(),
-            city: city.map(|i| regions.city_name(i).to_string()),
-            round,
-            deadline: meta.deadline,
-        })
+        Ok(placed.joined(player, token, round, &meta))
+    }
+
+    /// A player whose empire is gone — eliminated (CA-17: no board and no piece on the
+    /// map), by conquest or by abandoning once the lockout is over (CA-18) — starts a new
+    /// one under their name, proving who they are by their token: three boards placed
+    /// exactly as [`Service::join`] places a new player's (same regions, same order),
+    /// idle count reset, lockout gone, `joined_at` set to now. Like any new empire it
+    /// comes last in the join order that breaks ties (A-CA14), and it starts with an
+    /// empty vault unless the realm says `rejoin_keeps_vault = true`.
+    ///
+    /// The token stays the same (its hash is not touched) and comes back in the reply:
+    /// it is the player's proof of the name, and the name's records (their past orders,
+    /// chat lines, transfers) stay theirs; a new token would buy no safety (the old one
+    /// was never shown to anyone else) and would break every client that holds it.
+    /// Refused, storing nothing: a wrong token (`Unauthorized`), a player still in the
+    /// game (`StillPlaying`, with what they hold), a lockout not over (`LockedOut` with
+    /// its end), no room (as a join).
+    pub fn rejoin(&mut self, token: &str) -> Result<Joined, Error> {
+        let now = self.clock.now();
+        let v = self.variant.clone();
+        let mut tx = self.store.begin(Mode::Write)?;
+        tx.lock_meta(Lock::Update)?;
+        let player = authenticate(tx.as_mut(), token)?;
+        let meta = store::meta(tx.as_mut())?;
+        meta.check_not_resolving()?;
+        let (round, text) = store::world(tx.as_mut())?;
+        let mut state = parse_state(&text)?;
+        if !state.eliminated.contains(&player) {
+            let boards = state.boards.iter().filter(|b| b.owner.as_deref() == Some(player.as_str())).count();
+            let pieces = state.pieces.iter().filter(|p| p.owner == player).count();
+            return Err(Error::StillPlaying { player, boards, pieces });
+        }
+        if let Some(&until) = state.lockouts.get(&player).filter(|&&u| now < u) {
+            return Err(Error::LockedOut { player, until });
+        }
+        // A new empire: last in the join order (A-CA14), as a new player's would be.
+        state.players.retain(|p| *p != player);
+        state.players.push(player.clone());
+        if !meta.rejoin_keeps_vault {
+            state.vaults.remove(&player);
+        }
+        let placed = place_empire(tx.as_mut(), &v, &meta, &player, (round, &state), now)?;
+        store::set_joined_at(tx.as_mut(), &player, now)?;
+        tx.commit()?;
+        Ok(placed.joined(&player, token.to_string(), round, &meta))
     }
 
     /// Submits (or replaces) the token's player's orders for the open round. Every
@@ -434,6 +464,52 @@ impl Service {
         }
         Ok(out)
     }
+}
+
+/// Where [`place_empire`] put a new empire.
+struct Placed {
+    boards: Vec<BoardId>,
+    city: Option<String>,
+}
+
+impl Placed {
+    fn joined(self, player: &str, token: String, round: u64, meta: &Meta) -> Joined {
+        Joined {
+            player: player.to_string(),
+            token,
+            boards: self.boards.iter().map(|b| [b.bx, b.by]).collect(),
+            city: self.city,
+            round,
+            deadline: meta.deadline,
+        }
+    }
+}
+
+/// Places a new empire for `player` (new, or eliminated and coming back) in the
+/// caller's transaction: the boards [`choose_boards`] finds, taken by the rules'
+/// [`Realm::join`] (which judges a lockout at `now` and resets the idle count), the
+/// cities' elections, the world written back.
+fn place_empire(
+    tx: &mut dyn Tx,
+    v: &Variant,
+    meta: &Meta,
+    player: &str,
+    (round, state): (u64, &StateJson),
+    now: i64,
+) -> Result<Placed, Error> {
+    let rules = world_of(v)?;
+    let mut realm = Realm::from_json(v, state)?;
+    let regions = crate::region::Regions::new(&store::cities(tx)?);
+    let (boards, city) = choose_boards(&realm, rules, &regions, meta.join_ground)?;
+    // The lockout after abandoning is judged at the time of joining.
+    realm.time = Some(now);
+    realm.join(v, player, &boards)?;
+    realm.time = state.time;
+    let after = realm.to_json(v);
+    let geo = Geometry { tile: rules.tile, sector_boards: meta.sector_boards };
+    crate::mayor::update_mayors(tx, &after, geo, now)?;
+    store::put_world(tx, round, &serde_json::to_string(&after)?)?;
+    Ok(Placed { boards, city: city.map(|i| regions.city_name(i).to_string()) })
 }
 
 /// What a round's resolution starts from, read in the resolver's transaction.

@@ -116,6 +116,10 @@ CREATE TABLE round_parts (
     "
 ALTER TABLE realm_meta ADD COLUMN join_ground BIGINT NOT NULL DEFAULT 1;
 ",
+    // Coming back under one's name (CA-17, CA-18): does the new empire keep the old vault?
+    "
+ALTER TABLE realm_meta ADD COLUMN rejoin_keeps_vault BIGINT NOT NULL DEFAULT 0;
+",
 ];
 
 /// The schema version this build writes.
@@ -181,6 +185,9 @@ pub struct Meta {
     /// Whether a new empire may lie on the ground outside the cities (realm config
     /// `join_ground`; true in a realm made before version 6).
     pub join_ground: bool,
+    /// Whether a player coming back (`Service::rejoin`) keeps their old vault (realm
+    /// config `rejoin_keeps_vault`; false in a realm made before version 7).
+    pub rejoin_keeps_vault: bool,
 }
 
 impl Meta {
@@ -195,7 +202,7 @@ impl Meta {
 
 pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
     tx.exec(
-        "INSERT INTO realm_meta (id, name, variant, round_hours, seed, created_at, deadline, sector_boards, join_ground) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO realm_meta (id, name, variant, round_hours, seed, created_at, deadline, sector_boards, join_ground, rejoin_keeps_vault) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         &[
             m.name.as_str().into(),
             m.variant.as_str().into(),
@@ -205,6 +212,7 @@ pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
             m.deadline.into(),
             m.sector_boards.into(),
             i64::from(m.join_ground).into(),
+            i64::from(m.rejoin_keeps_vault).into(),
         ],
     )?;
     Ok(())
@@ -212,7 +220,7 @@ pub fn insert_meta(tx: &mut dyn Tx, m: &Meta) -> Result<(), Error> {
 
 pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
     let rows = tx.query(
-        "SELECT name, variant, round_hours, seed, created_at, deadline, sector_boards, resolving, join_ground FROM realm_meta WHERE id = 1",
+        "SELECT name, variant, round_hours, seed, created_at, deadline, sector_boards, resolving, join_ground, rejoin_keeps_vault FROM realm_meta WHERE id = 1",
         &[],
     )?;
     let r = rows.first().ok_or(Error::Corrupt { what: "the realm has no settings row".into() })?;
@@ -229,6 +237,7 @@ pub fn meta(tx: &mut dyn Tx) -> Result<Meta, Error> {
             v => Some(v.int()? as u64),
         },
         join_ground: r[8].int()? != 0,
+        rejoin_keeps_vault: r[9].int()? != 0,
     })
 }
 
@@ -455,6 +464,13 @@ pub fn insert_player(tx: &mut dyn Tx, id: &str, token_hash: &[u8], at: i64) -> R
         "INSERT INTO players (id, token_hash, joined_at) VALUES (?1, ?2, ?3)",
         &[id.into(), token_hash.to_vec().into(), at.into()],
     )?;
+    Ok(())
+}
+
+/// A player who starts a new empire under their name (`Service::rejoin`): `joined_at`
+/// becomes the start of that empire. The token's hash stays.
+pub fn set_joined_at(tx: &mut dyn Tx, id: &str, at: i64) -> Result<(), Error> {
+    tx.exec("UPDATE players SET joined_at = ?1 WHERE id = ?2", &[at.into(), id.into()])?;
     Ok(())
 }
 

@@ -12,10 +12,9 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 use varia::world::json::{BoardJson, PieceJson, StateJson};
 use varia_realm::chat::{Geometry, Scope, Standing, standings};
 use varia_realm::service::{Service, round_seed};
@@ -336,8 +335,8 @@ fn a_lockout_and_an_idle_count_are_seen_only_by_their_player() {
 fn a_join_during_the_lockout_is_refused_with_the_lockout() {
     // CA-18: carol abandoned at T0 and may not start again until T0 + 24 h; her join is
     // refused with that reason (422), not with "name taken", and changes nothing. At the
-    // end of the lockout the name is still hers (409): returning under the same name is
-    // not built (realm/README.md, "Not yet").
+    // end of the lockout the name is still hers (409): she comes back under it with her
+    // token (`rejoin`, tests/rejoin.rs), nobody else takes it.
     for (name, mut open) in stores("perm-lockout-join") {
         let (mut s, clock, _, _) = abandoned(&mut open, 2);
         let before = serde_json::to_string(&s.state().unwrap()).unwrap();
@@ -537,46 +536,6 @@ fn a_transfer_whose_sender_is_eliminated_by_the_round_is_refunded() {
 }
 
 // ---- The HTTP API: tokens and the workers' closed round ----
-
-struct Http {
-    base: String,
-    agent: ureq::Agent,
-}
-
-/// Serves a service on a free loopback port (no tick: the test resolves).
-fn serve(svc: Service) -> Http {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        varia_realm::server::serve(svc, "127.0.0.1:0".parse().unwrap(), None, move |a| tx.send(a).unwrap())
-    });
-    let addr = rx.recv_timeout(Duration::from_secs(60)).expect("the server binds");
-    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-    Http { base: format!("http://{addr}"), agent }
-}
-
-impl Http {
-    fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
-        let url = format!("{}{path}", self.base);
-        let auth = token.map(|t| format!("Bearer {t}"));
-        let mut r = if method == "GET" {
-            let mut q = self.agent.get(&url);
-            if let Some(a) = &auth {
-                q = q.header("Authorization", a);
-            }
-            q.call()
-        } else {
-            let mut q = if method == "PUT" { self.agent.put(&url) } else { self.agent.post(&url) };
-            if let Some(a) = &auth {
-                q = q.header("Authorization", a);
-            }
-            q.header("Content-Type", "application/json").send(body.map(|b| b.to_string()).unwrap_or_default())
-        }
-        .expect("an HTTP reply");
-        let status = r.status().as_u16();
-        let text = r.body_mut().read_to_string().unwrap();
-        (status, serde_json::from_str(&text).unwrap_or_else(|_| panic!("{method} {path}: not JSON: {text:?}")))
-    }
-}
 
 #[test]
 fn the_crown_and_the_transfers_refuse_a_missing_or_wrong_token_with_401() {

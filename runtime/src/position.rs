@@ -52,6 +52,9 @@ pub(crate) struct Position<B: Bits> {
     /// Open gates (with gating): squares whose piece has not moved, so that its first
     /// move may bring a held piece onto the square it leaves. The side is the piece's.
     pub gates: B,
+    /// The kind of the piece the last action dropped, plus one (0: it was no drop); for
+    /// `drop_mate = "loses"`, not part of the position's identity (nor of its hash).
+    pub last_drop: u8,
 }
 
 /// Frozen squares of one side, oldest first.
@@ -126,6 +129,7 @@ impl<B: Bits> Position<B> {
             promoted: B::EMPTY,
             checks: [0; 2],
             gates: B::EMPTY,
+            last_drop: 0,
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
@@ -329,6 +333,7 @@ impl<B: Bits> Position<B> {
         }
         let n = self.hands[us.index()].count(kind);
         self.set_hand(t, us, kind.index(), n.saturating_sub(1));
+        self.last_drop = kind.0 + 1;
         self.put(t, to, Piece::new(kind, us).code());
         if S::ON {
             ev.push(Event::Dropped { side: us, kind, square: a.to });
@@ -356,6 +361,9 @@ impl<B: Bits> Position<B> {
             let mut kind = kind_of(victim);
             if self.promoted.has(sq) {
                 self.mark_promoted(t, sq);
+                kind = h.unpromoted[kind];
+            } else if h.reverts & (1 << kind) != 0 {
+                // A kind only a promotion makes, which no hand holds (a shogi tokin).
                 kind = h.unpromoted[kind];
             }
             if h.rule.captured_to_taker {
@@ -584,12 +592,20 @@ impl<B: Bits> Position<B> {
         }
     }
 
+    /// Whether the last action dropped a kind whose mate loses (`no_drop_mate` with
+    /// `drop_mate = "loses"`): a checkmate it gave is a win for the side mated.
+    pub fn mate_by_drop_loses(&self, t: &Tables<B>) -> bool {
+        let k = self.last_drop;
+        k != 0 && t.hand.as_deref().is_some_and(|h| h.drop_mate_loses & (1 << (k - 1)) != 0)
+    }
+
     /// Applies an action that move generation produced. Events go to `ev`.
     pub fn make<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
         if a.kind == ActionKind::Drop {
             return self.make_drop(t, a, ev);
         }
         let us = self.stm;
+        self.last_drop = 0;
         let from = a.from.index();
         let to = a.to.index();
         let code = self.code(from);
@@ -717,7 +733,8 @@ impl<B: Bits> Position<B> {
                 if rule.waits {
                     self.make_wait(t, us, to);
                 }
-                if t.hand.is_some() && !self.promoted.has(to) {
+                // Marked only where the mark decides (a kind the hand holds as itself).
+                if t.hand.as_deref().is_some_and(|h| h.rule.holds(p)) && !self.promoted.has(to) {
                     self.mark_promoted(t, to);
                 }
                 if S::ON {

@@ -8,11 +8,13 @@
 //! variants (to iterate on one).
 //!
 //! Notation is mapped here, never in the core: FSF writes long algebraic with ranks in
-//! full (`b3b10` on ten ranks) and promotions as a lower-case letter (`e7e8q`); varia writes
-//! `b3-b10` and `e7-e8=Q`. Drops are `P@e4` in both (FSF writes black's drops upper case
-//! too). A gating move is written as varia's long algebraic writes it, which is FSF's form
-//! (`b1c3h`; `h1e1h` for a castling that gates on the rook's square). Positions are given to FSF as `startpos moves …`, so no FEN
-//! needs mapping.
+//! full (`b3b10` on ten ranks) and promotions as a lower-case letter (`e7e8q`), or `+` for
+//! a kind FEN writes `+X` (shogi's `c7c8+`); varia writes `b3-b10`, `e7-e8=Q` and
+//! `c7-c8=T`. Drops are `P@e4` in both (FSF writes black's drops upper case too).
+//! A gating move is written as varia's long algebraic writes it, which is FSF's form
+//! (`b1c3h`; `h1e1h` for a castling that gates on the rook's square).
+//! Positions are given to FSF as `startpos moves …`, or as FEN where FSF reads the same
+//! text (hands in `[…]`, shogi's promoted pieces as `+P`).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -49,6 +51,9 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("makruk", "makruk", 4),
     ("courier", "courier", 4),
     ("3check", "3check", 4),
+    ("grand", "grand", 4),
+    ("minishogi", "minishogi", 4),
+    ("shogi", "shogi", 4),
     ("seirawan", "seirawan", 4),
 ];
 
@@ -209,6 +214,10 @@ fn fsf_text(g: &Game, a: &Action) -> String {
     }
     let t = g.format(a);
     let (m, promo) = match t.split_once('=') {
+        // A kind FEN writes `+X` (shogi's promoted pieces): FSF writes the promotion `+`.
+        Some((m, _)) if a.promotion.is_some_and(|k| g.variant().kind(k).fen_plus.is_some()) => {
+            (m.to_string(), "+".to_string())
+        }
         Some((m, p)) => (m.to_string(), p.to_ascii_lowercase()),
         None => (t.clone(), String::new()),
     };

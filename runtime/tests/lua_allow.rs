@@ -256,3 +256,36 @@ end
     let Some(o) = g.outcome() else { panic!("check_outcome ends it") };
     assert_eq!(o.reason, Reason::Rule("true true false e1 1 2:h1,b4".into()));
 }
+
+/// The same rule as data and through `allow`, for a profiler (not a test: nothing is
+/// timed or asserted). `VARIA_PROBE=RULE,DEPTH` with RULE one of `data` (standard chess,
+/// no hooks), `every` (`allow` called for every action, returning nothing) or
+/// `promotions` (`allow_when = { promotion = true }`), from Kiwipete; e.g.
+/// `valgrind --tool=callgrind --toggle-collect='*probe_perft*' target/…/lua_allow-… --ignored probe --exact`.
+#[test]
+#[ignore]
+fn probe() {
+    let spec = std::env::var("VARIA_PROBE").unwrap_or_else(|_| "every,3".into());
+    let (rule, depth) = spec.split_once(',').unwrap_or((&spec, "3"));
+    let depth: u32 = depth.parse().unwrap_or(3);
+    // The time limit off: under a profiler the clock runs slow (the instruction budget
+    // still holds).
+    let limits = "[scripting]\ntime_limit_ms = 0\n";
+    let v = match rule {
+        "data" => load_with("", limits),
+        "every" => load_with("function allow(game, a) end\n", limits),
+        "promotions" => load_with(
+            "allow_when = { promotion = true }\nfunction allow(game, a) return a.promotion ~= \"queen\" end\n",
+            limits,
+        ),
+        other => panic!("unknown rule {other}"),
+    };
+    let g = Game::from_fen(v, KIWIPETE).unwrap();
+    let nodes = probe_perft(&g, depth);
+    println!("{rule}: perft {depth} = {nodes}");
+}
+
+#[inline(never)]
+fn probe_perft(g: &Game, depth: u32) -> u64 {
+    if g.variant().hooks.is_none() { g.perft(depth) } else { g.try_perft(depth).unwrap() }
+}

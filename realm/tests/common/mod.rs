@@ -5,6 +5,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
 
 use varia_realm::{ManualClock, RealmConfig, Service, SqliteStore, Store};
 
@@ -34,6 +37,7 @@ pub fn config(hours: i64, seed: u64) -> RealmConfig {
         cities: vec![],
         roads: vec![],
         join_ground: true,
+        rejoin_keeps_vault: false,
     }
 }
 
@@ -126,4 +130,70 @@ pub fn realm_from(store: Box<dyn Store>, text: &str) -> (Service, ManualClock) {
     let cfg = RealmConfig::parse(text, "realm.toml").expect("config");
     let s = Service::create(store, &cfg, Arc::new(clock.clone())).expect("create realm");
     (s, clock)
+}
+
+/// A client of a realm served over loopback ([`serve`]).
+pub struct Http {
+    base: String,
+    agent: ureq::Agent,
+}
+
+/// Serves a service on a free loopback port (no tick: the test resolves).
+pub fn serve(svc: Service) -> Http {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        varia_realm::server::serve(svc, "127.0.0.1:0".parse().unwrap(), None, move |a| tx.send(a).unwrap())
+    });
+    let addr = rx.recv_timeout(Duration::from_secs(60)).expect("the server binds");
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    Http { base: format!("http://{addr}"), agent }
+}
+
+impl Http {
+    pub fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+        let url = format!("{}{path}", self.base);
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let mut r = if method == "GET" {
+            let mut q = self.agent.get(&url);
+            if let Some(a) = &auth {
+                q = q.header("Authorization", a);
+            }
+            q.call()
+        } else {
+            let mut q = if method == "PUT" { self.agent.put(&url) } else { self.agent.post(&url) };
+            if let Some(a) = &auth {
+                q = q.header("Authorization", a);
+            }
+            q.header("Content-Type", "application/json").send(body.map(|b| b.to_string()).unwrap_or_default())
+        }
+        .expect("an HTTP reply");
+        let status = r.status().as_u16();
+        let text = r.body_mut().read_to_string().unwrap();
+        (status, serde_json::from_str(&text).unwrap_or_else(|_| panic!("{method} {path}: not JSON: {text:?}")))
+    }
+}
+
+/// Every row of every table of the realm's store, read through a second connection,
+/// one line per row (`table: [values]`), sorted: equal dumps mean nothing was stored.
+pub fn dump(store: &mut dyn Store) -> Vec<String> {
+    use varia_realm::db::{Dialect, Mode};
+    let mut tx = store.begin(Mode::Read).expect("begin");
+    let list = match tx.dialect() {
+        Dialect::Sqlite => "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+        Dialect::Postgres => {
+            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1"
+        }
+    };
+    let tables: Vec<String> =
+        tx.query(list, &[]).expect(list).iter().map(|r| r[0].text().expect("a name").to_string()).collect();
+    assert!(tables.iter().any(|t| t == "players"), "the dump sees the realm's tables: {tables:?}");
+    let mut out = Vec::new();
+    for t in tables {
+        let sql = format!("SELECT * FROM {t}");
+        for row in tx.query(&sql, &[]).expect(&sql) {
+            out.push(format!("{t}: {row:?}"));
+        }
+    }
+    out.sort();
+    out
 }

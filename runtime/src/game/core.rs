@@ -48,6 +48,9 @@ pub(crate) trait Core: Send + Sync {
     /// Whether the side not to move has a royal piece attacked (an impossible position
     /// when the check rule is on).
     fn opponent_in_check(&self) -> bool;
+    /// Whether the last action dropped a kind whose mate loses (`no_drop_mate` with
+    /// `drop_mate = "loses"`): a checkmate it gave is a win for the side mated.
+    fn mate_by_drop_loses(&self) -> bool;
     fn perft(&self, depth: u32) -> u64;
     /// The `[[rules.end]]` rule that ends this position, if one does.
     fn ended(&self) -> Option<crate::movegen::ends::Ended>;
@@ -157,6 +160,10 @@ impl<B: Bits> Core for CoreImpl<B> {
     fn in_check(&self) -> bool {
         movegen::in_check(&self.pos, self.v.tables())
     }
+    fn mate_by_drop_loses(&self) -> bool {
+        self.pos.mate_by_drop_loses(self.v.tables())
+    }
+
     fn opponent_in_check(&self) -> bool {
         let t = self.v.tables();
         // With explosions, a move that blasted the last royal piece of the side to move

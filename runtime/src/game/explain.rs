@@ -69,6 +69,13 @@ impl Game {
         if let Some(p) = self.core.piece_at(w.to) {
             return format!("{at} holds a {} {}: a drop goes to an empty square", p.side, v.kind(p.kind).name);
         }
+        let g = v.geometry;
+        if rule.one_per_file.contains(&kind) && setup_has_on_file(&self.core.setup().pieces, kind, stm, g, w.to) {
+            return format!(
+                "{stm} has a {name} on the {}-file already: a second may not be dropped there (`one_per_file`)",
+                (b'a' + g.file(w.to)) as char
+            );
+        }
         let mut pseudo = Vec::new();
         self.core.pseudo_legal(&mut pseudo);
         if !pseudo.iter().any(|a| w.names(a)) {
@@ -90,6 +97,14 @@ impl Game {
         let core = self.core_actions();
         if core.iter().any(|a| w.names(a)) {
             return "the variant's rules do not allow it here (filter_actions)".into();
+        }
+        if rule.no_drop_mate.contains(&kind) {
+            let after = self.core.after(crate::action::Action::drop(kind, w.to));
+            let mut replies = Vec::new();
+            after.legal(&mut replies);
+            if !after.opponent_in_check() && after.in_check() && replies.is_empty() {
+                return format!("a {name} dropped on {at} would give checkmate, which it may not (`no_drop_mate`)");
+            }
         }
         let royal = v.kinds.iter().find(|k| k.royal).map_or("royal piece".to_string(), |k| k.name.clone());
         format!("it leaves {stm}'s {royal} in check")
@@ -280,4 +295,15 @@ impl Game {
         }
         None
     }
+}
+
+/// Whether `side` has a piece of `kind` on the file of `at`.
+fn setup_has_on_file(
+    pieces: &[(Square, crate::piece::Piece)],
+    kind: crate::piece::KindId,
+    side: crate::piece::Side,
+    g: crate::geometry::Geometry,
+    at: Square,
+) -> bool {
+    pieces.iter().any(|&(sq, p)| p.kind == kind && p.side == side && g.file(sq) == g.file(at))
 }

@@ -605,6 +605,11 @@ impl Game {
         if no_moves {
             // Without the check rule there is no checkmate: no legal move is a stalemate.
             return if v.rules.check && self.core.in_check() {
+                // A mate by a drop that may not mate (`drop_mate = "loses"`): the side
+                // mated wins.
+                if self.core.mate_by_drop_loses() {
+                    return Some(Outcome { result: GameResult::Win(stm), reason: Reason::Rule("drop_mate".into()) });
+                }
                 verdict(v.rules.checkmate, Reason::Checkmate)
             } else {
                 verdict(v.rules.stalemate, Reason::Stalemate)

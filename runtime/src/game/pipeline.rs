@@ -127,6 +127,10 @@ impl Game {
             .filter(|a| w.names(a))
             .filter(|a| w.landing.is_none() || a.landing == w.landing)
             .collect();
+        // An optional promotion: the move written without `=X` is the one that stays.
+        if let Some(stay) = notation::unpromoted_choice(&matches, w.promotion) {
+            return Ok(stay);
+        }
         match matches.len() {
             1 => Ok(matches[0]),
             0 => Err(RuleError::Illegal { action: text.trim().to_string(), why: self.refusal(&w, &legal) }),

@@ -122,6 +122,9 @@ mod tests {
             captured_to_taker: true,
             drop_zones: Vec::new(),
             gating: None,
+            one_per_file: Vec::new(),
+            no_drop_mate: Vec::new(),
+            drop_mate_loses: false,
         }
     }
 

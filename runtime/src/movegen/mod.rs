@@ -415,6 +415,9 @@ fn generate<B: Bits, const DEFER: bool>(
         let kt = &t.kinds[s][k];
         let royal = t.royal & (1 << k) != 0;
         let zone = t.promo_zone[s][k];
+        // Where it must promote (with an optional promotion, where it may also stay).
+        let forced = t.promo_forced[s][k];
+        let leaving = t.promo[k].as_ref().is_some_and(|r| r.leaving);
         // The kinds it may become here, and what to do when there is none.
         let mut graveyard_kinds = [crate::piece::KindId(0); MAX_KINDS];
         let (promos, when_empty): (&[crate::piece::KindId], WhenEmpty) = match t.promo[k].as_ref() {
@@ -454,6 +457,8 @@ fn generate<B: Bits, const DEFER: bool>(
         }
         for from in pcs.iter() {
             let fsq = Square(from as u8);
+            // A move that starts in the zone of a `leaving` promotion may promote anywhere.
+            let zone = if leaving && zone.has(from) { t.all } else { zone };
             let mut seen = B::EMPTY;
             let mut seen_shot = B::EMPTY;
             // The targets the guard allows this piece's ordinary moves without testing each
@@ -468,7 +473,9 @@ fn generate<B: Bits, const DEFER: bool>(
                     for &p in promos {
                         out.push(a.promoting(p));
                     }
-                    if promos.is_empty() && when_empty != WhenEmpty::Forbid {
+                    // Unpromoted: where promoting is optional, or (where it is forced)
+                    // with nothing to become, unless that forbids the move.
+                    if !forced.has(to) || (promos.is_empty() && when_empty != WhenEmpty::Forbid) {
                         out.push(a);
                     }
                 } else {
@@ -538,7 +545,7 @@ fn generate<B: Bits, const DEFER: bool>(
     }
 
     if let Some(h) = t.hand.as_deref() {
-        drops(pos, t, h, &guard, out);
+        drops(pos, t, h, &guard, check, out);
     }
     castling(pos, t, check, &guard, out);
     if pos.gates.any() {
@@ -562,6 +569,7 @@ fn drops<B: Bits>(
     t: &Tables<B>,
     h: &tables::HandTables<B>,
     guard: &Guard<B>,
+    check: bool,
     out: &mut Vec<Action>,
 ) {
     let s = pos.stm.index();
@@ -584,9 +592,20 @@ fn drops<B: Bits>(
         if hand.count(kind) == 0 {
             continue;
         }
-        for to in (empty & *zone & allowed).iter() {
+        let mut squares = empty & *zone & allowed;
+        // `one_per_file`: not on a file where the side has one of this kind already.
+        if h.one_per_file & (1 << k) != 0 {
+            for sq in pos.pieces(pos.stm, k).iter() {
+                squares &= !h.file[sq];
+            }
+        }
+        let no_mate = h.no_drop_mate & (1 << k) != 0;
+        for to in squares.iter() {
             let a = Action::drop(kind, Square(to as u8));
             if matches!(guard, Guard::Exact) && !exact(pos, t, a) {
+                continue;
+            }
+            if no_mate && drop_mates(pos, t, a, check) {
                 continue;
             }
             out.push(a);
@@ -645,6 +664,20 @@ fn gatings<B: Bits>(pos: &Position<B>, t: &Tables<B>, out: &mut Vec<Action>, sta
             }
         }
     }
+}
+
+/// Whether the drop `a` checkmates: the opponent's royal piece is attacked after it and
+/// the opponent has no legal action (`no_drop_mate`, shogi's uchifuzume).
+#[cold]
+fn drop_mates<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Action, check: bool) -> bool {
+    let mut p = pos.clone();
+    p.make(t, a, &mut NoEvents);
+    if !p.royal_attacked(t, p.stm) {
+        return false;
+    }
+    let mut replies = Vec::new();
+    legal(&p, t, check, &mut replies);
+    replies.is_empty()
 }
 
 #[inline(always)]

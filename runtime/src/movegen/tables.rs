@@ -36,6 +36,9 @@ pub(crate) struct Tables<B: Bits> {
     pub regions: Vec<[B; 2]>,
     /// Per side and kind: where it promotes (empty if it does not).
     pub promo_zone: [Vec<B>; 2],
+    /// Per side and kind: where it must promote (the zone, or an optional promotion's
+    /// `forced` region; empty if it does not promote).
+    pub promo_forced: [Vec<B>; 2],
     /// Per kind: how it promotes (None: it does not).
     pub promo: Vec<Option<PromoRule>>,
     /// Some kind promotes from the graveyard: captured pieces are counted.
@@ -109,6 +112,19 @@ pub(crate) struct HandTables<B: Bits> {
     pub unpromoted: Vec<usize>,
     /// Gating (`[reserve] gating`), None without it.
     pub gating: Option<GateTables<B>>,
+    /// Kinds a promotion makes that no hand holds: taken, they always go to the hand as
+    /// the kind they promoted from (bit per kind).
+    pub reverts: u32,
+    /// Kinds (bit per kind) that may not be dropped on a file where their side already
+    /// has one of them (`one_per_file`: shogi's nifu).
+    pub one_per_file: u32,
+    /// Kinds whose drop may not checkmate (`no_drop_mate`: shogi's uchifuzume): such drops
+    /// are not listed...
+    pub no_drop_mate: u32,
+    /// ...or, with `drop_mate = "loses"`, are listed and lose (the side mated wins).
+    pub drop_mate_loses: u32,
+    /// `[sq]`: the squares of its file.
+    pub file: Vec<B>,
 }
 
 /// Gating, compiled: where a piece's first move opens a gate, and which held kinds enter.
@@ -182,6 +198,8 @@ pub(crate) struct PromoRule {
     pub when_empty: crate::variant::WhenEmpty,
     /// The returned piece waits for its owner's next turn to end.
     pub waits: bool,
+    /// A move that starts in the zone may promote too, wherever it ends.
+    pub leaving: bool,
 }
 
 /// Attackers along one direction: kinds that slide that way, looked for by scanning
@@ -282,11 +300,11 @@ impl Zobrist {
 pub(crate) fn build_any(v: &Variant) -> AnyTables {
     let n = v.geometry.len();
     if n <= 64 {
-        AnyTables::Narrow(Box::new(Tables::<u64>::build(v)))
+        AnyTables::Narrow(std::sync::Arc::new(Tables::<u64>::build(v)))
     } else if n <= 128 {
-        AnyTables::Mid(Box::new(Tables::<u128>::build(v)))
+        AnyTables::Mid(std::sync::Arc::new(Tables::<u128>::build(v)))
     } else {
-        AnyTables::Wide(Box::new(Tables::<Wide>::build(v)))
+        AnyTables::Wide(std::sync::Arc::new(Tables::<Wide>::build(v)))
     }
 }
 
@@ -308,6 +326,7 @@ impl<B: Bits> Tables<B> {
             cond_attackers: [0; 2],
             regions: vec![],
             promo_zone: [vec![], vec![]],
+            promo_forced: [vec![], vec![]],
             promo: vec![],
             track_graveyard: false,
             initial_count: [[0; MAX_KINDS]; 2],
@@ -588,6 +607,11 @@ impl<B: Bits> Tables<B> {
             t.slide_attacks[s] = slide_attacks;
             t.promo_zone[s] =
                 v.kinds.iter().map(|k| k.promotion.as_ref().map_or(B::EMPTY, |p| t.regions[p.zone][s])).collect();
+            t.promo_forced[s] = v
+                .kinds
+                .iter()
+                .map(|k| k.promotion.as_ref().and_then(|p| p.forced).map_or(B::EMPTY, |r| t.regions[r][s]))
+                .collect();
         }
 
         t.promo = v
@@ -602,6 +626,7 @@ impl<B: Bits> Tables<B> {
                     filter: if p.to.is_empty() { u32::MAX } else { p.to.iter().fold(0, |m, k| m | 1 << k.0) },
                     when_empty: p.when_empty,
                     waits: p.returned_waits,
+                    leaving: p.leaving,
                 })
             })
             .collect();
@@ -629,12 +654,22 @@ impl<B: Bits> Tables<B> {
                     None => t.all,
                 }
             };
+            let unpromoted: Vec<usize> = (0..v.kinds.len())
+                .map(|k| v.unpromoted(crate::piece::KindId(k as u8)).map_or(k, |u| u.index()))
+                .collect();
+            let reverts = (0..v.kinds.len())
+                .filter(|&k| unpromoted[k] != k && !rule.holds(crate::piece::KindId(k as u8)))
+                .fold(0, |m, k| m | 1 << k);
+            let bits = |l: &[crate::piece::KindId]| l.iter().fold(0u32, |m, k| m | 1 << k.index());
             let hand = HandTables {
                 rule: rule.clone(),
                 zone: [Side::White, Side::Black].map(|side| (0..v.kinds.len()).map(|k| zone(side, k)).collect()),
-                unpromoted: (0..v.kinds.len())
-                    .map(|k| v.unpromoted(crate::piece::KindId(k as u8)).map_or(k, |u| u.index()))
-                    .collect(),
+                unpromoted,
+                reverts,
+                one_per_file: bits(&rule.one_per_file),
+                no_drop_mate: if rule.drop_mate_loses { 0 } else { bits(&rule.no_drop_mate) },
+                drop_mate_loses: if rule.drop_mate_loses { bits(&rule.no_drop_mate) } else { 0 },
+                file: geo.squares().map(|sq| t.set(geo.squares().filter(|&o| geo.file(o) == geo.file(sq)))).collect(),
                 gating: rule.gating.as_ref().map(|g| GateTables { region: t.regions[g.region], kinds: g.kinds }),
             };
             t.hand = Some(Box::new(hand));

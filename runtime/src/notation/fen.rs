@@ -577,7 +577,19 @@ pub(crate) fn parse_board(v: &Variant, field: &str) -> Result<Board, FenError> {
             *digits = 0;
             *count = 0;
         };
+        // A `+` read: the next letter is a kind written `+X` (`fen = "+P"`).
+        let mut plus = false;
         for c in row.chars() {
+            if c == '+' {
+                if plus {
+                    return Err(FenError::Board(format!("rank {}: `+` given twice", rank + 1)));
+                }
+                plus = true;
+                continue;
+            }
+            if plus && !c.is_ascii_alphabetic() {
+                return Err(FenError::Board(format!("rank {}: `+` is followed by a piece letter", rank + 1)));
+            }
             if c == '~' {
                 // The piece just read arrived by promotion.
                 let Some(&(sq, p)) = pieces.last().filter(|_| digits == 0 && file > 0) else {
@@ -621,7 +633,17 @@ pub(crate) fn parse_board(v: &Variant, field: &str) -> Result<Board, FenError> {
                 continue;
             }
             flush(&mut file, &mut digits, &mut count);
-            let Some(kind) = v.kind_by_letter(c).filter(|_| c.is_ascii_alphabetic()) else {
+            let kind = if plus { v.kind_by_plus(c) } else { v.kind_by_letter(c) };
+            if plus && kind.is_none() {
+                let known: Vec<String> = v.kinds.iter().filter_map(|k| k.fen_plus).map(|l| format!("+{l}")).collect();
+                return Err(FenError::Board(format!(
+                    "rank {}: `+{c}` is not a piece of this variant{}",
+                    rank + 1,
+                    if known.is_empty() { String::new() } else { format!(" (known: {})", known.join(" ")) }
+                )));
+            }
+            plus = false;
+            let Some(kind) = kind.filter(|_| c.is_ascii_alphabetic()) else {
                 let known: Vec<String> = v.kinds.iter().map(|k| k.letter.to_string()).collect();
                 return Err(FenError::Board(format!(
                     "rank {}: `{c}` is not a piece letter of this variant (known: {})",
@@ -637,6 +659,9 @@ pub(crate) fn parse_board(v: &Variant, field: &str) -> Result<Board, FenError> {
             file += 1;
         }
         flush(&mut file, &mut digits, &mut count);
+        if plus {
+            return Err(FenError::Board(format!("rank {}: `+` is followed by a piece letter", rank + 1)));
+        }
         if file != g.files as usize {
             return Err(FenError::Board(format!(
                 "rank {} describes {file} files; the board has {}",
@@ -685,7 +710,7 @@ pub fn write(v: &Variant, s: &Setup) -> String {
                         board.push_str(&empty.to_string());
                         empty = 0;
                     }
-                    board.push(v.letter(p));
+                    board.push_str(&v.fen_text(p));
                     if s.promoted.contains(&sq) {
                         board.push('~');
                     }

@@ -133,6 +133,19 @@ pub(crate) fn gate_text(v: &Variant, a: &Action) -> String {
     }
 }
 
+/// Among the actions a text names (one piece's move to one square), the one that stays
+/// unpromoted when the text names no promotion and the others all promote (an optional
+/// promotion: `e8-e9` stays a pawn, `e8-e9=Q` promotes).
+pub(crate) fn unpromoted_choice(found: &[Action], written: Option<KindId>) -> Option<Action> {
+    if written.is_some() || found.len() < 2 || found.iter().any(|a| a.landing.is_some()) {
+        return None;
+    }
+    let mut stay = found.iter().filter(|a| a.promotion.is_none());
+    let one = *stay.next()?;
+    let same = found.iter().all(|a| (a.from, a.to, a.is_drop()) == (one.from, one.to, one.is_drop()));
+    (stay.next().is_none() && same).then_some(one)
+}
+
 /// `X@square` (any case, the letter of a kind): a drop, or None if `text` is not one.
 pub(crate) fn parse_drop(v: &Variant, text: &str) -> Option<Result<Written, NotationError>> {
     // Without hands the text is read as before, and SAN says it is a drop of no variant's.

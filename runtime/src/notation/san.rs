@@ -250,6 +250,9 @@ pub fn read(b: &dyn SanBoard, text: &str) -> Result<(Action, Option<KindId>), No
                 (None, Some(r)) => format!(" on rank {}", r + 1),
                 (None, None) => String::new(),
             };
+            if let Some(stay) = super::unpromoted_choice(&found, promotion) {
+                return Ok((stay, returned));
+            }
             match (from.len(), found.len()) {
                 (0, _) => Err(err(format!("no {side} {kname}{origin} can go to {}", v.square_name(to)))),
                 (1, 1) => Ok((found[0], returned)),

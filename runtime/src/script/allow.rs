@@ -6,9 +6,12 @@
 //! `allow_when` takes interest in (by the moving kind, promotion, capture, drop, the
 //! target square); the others never enter Lua. The action is one table, made once and
 //! refilled for each call from names made once (no text to format or parse; see
-//! [`Marshal`]), and one listing's calls share one lock and one deadline.
+//! [`Marshal`]); one listing's calls share one lock, one deadline and one call into Lua,
+//! which walks the listing's actions and calls `allow` for each.
 
-use mlua::{Function, MultiValue, Value};
+use std::ffi::c_int;
+
+use mlua::{Function, MultiValue, Value, ffi};
 
 use super::LuaHooks;
 use super::api::Names;
@@ -144,15 +147,28 @@ impl Interest {
     }
 }
 
-/// How the action reaches `allow`: a small Lua function of the host's, called with
-/// whole numbers (square, kind and type indices), fills one table kept in its upvalue
-/// from name lists made once, and tail-calls `allow` with it. Filling the table from
-/// Rust took a protected call per field (three quarters of a call's instructions).
+/// How the action reaches `allow`: the action is one table, made once and refilled for
+/// each call from name lists made once (no text to format or parse).
+///
+/// One action (`allow_reason`) goes through a small Lua function of the host's, called
+/// with whole numbers (square, kind and type indices). A listing's actions go to Lua in
+/// one protected call instead ([`LuaHooks::allow_actions`]): C code fills the table and
+/// calls `allow` for each action through Lua's C API. A call from Rust per action (mlua's
+/// lock, error handler, stack checks and argument conversions around a protected call)
+/// cost several times the call itself, and filling the table in Lua ran a dozen VM
+/// instructions per action, each paying the count hook's per-instruction check.
 pub(super) struct Marshal {
+    /// One action: `(game, from, to, piece, promotion, capture, type)`.
     call: Function,
+    /// The action table, refilled for each action of a listing.
+    table: mlua::Table,
+    squares: mlua::Table,
+    kinds: mlua::Table,
+    types: mlua::Table,
+    allow: Function,
 }
 
-/// The host's side of the call: `S`, `K`, `T` list the square, kind and type names
+/// The host's side of one call: `S`, `K`, `T` list the square, kind and type names
 /// (kind 0: none, so nil); a tail call, so errors and tracebacks show `allow` alone.
 const MARSHAL: &str = r#"
 local S, K, T, allow = ...
@@ -162,6 +178,30 @@ return function(game, from, to, piece, promotion, capture, kind)
   return allow(game, t)
 end
 "#;
+
+/// The message handler of a listing's calls: a traceback after a string error, as mlua's
+/// own handler adds (errors of mlua's callbacks pass as they are).
+unsafe extern "C-unwind" fn traceback(l: *mut ffi::lua_State) -> c_int {
+    // SAFETY: a message handler gets the error on top of the stack.
+    unsafe {
+        if ffi::lua_type(l, -1) == ffi::LUA_TSTRING && ffi::lua_checkstack(l, ffi::LUA_TRACEBACK_STACK) != 0 {
+            let s = ffi::lua_tolstring(l, -1, std::ptr::null_mut());
+            ffi::luaL_traceback(l, l, s, 1);
+            ffi::lua_remove(l, -2);
+        }
+    }
+    1
+}
+
+/// The stack of a listing's protected call: the arguments `exec_raw` pushes, then the
+/// message handler.
+const GAME: c_int = 1;
+const ALLOW: c_int = 2;
+const TABLE: c_int = 3;
+const SQUARES: c_int = 4;
+const KINDS: c_int = 5;
+const TYPES: c_int = 6;
+const HANDLER: c_int = 7;
 
 fn type_index(kind: ActionKind) -> u8 {
     match kind {
@@ -181,8 +221,9 @@ impl Marshal {
         let kinds = lua.create_sequence_from(names.kinds)?;
         let types = lua.create_sequence_from(["move", "skip", "en_passant", "castle", "shot", "drop"])?;
         // Named like the prelude, whose frames messages skip for the rules' own line.
-        let call = lua.load(MARSHAL).set_name("=prelude").call::<Function>((squares, kinds, types, allow))?;
-        Ok(Marshal { call })
+        let call = lua.load(MARSHAL).set_name("=prelude").call::<Function>((&squares, &kinds, &types, allow))?;
+        let table = lua.create_table()?;
+        Ok(Marshal { call, table, squares, kinds, types, allow: allow.clone() })
     }
 
     /// The arguments after `game` for `a`: square indices from 1, kinds from 1 (0: none).
@@ -199,6 +240,17 @@ impl Marshal {
             type_index(a.kind),
         )
     }
+}
+
+/// The buffers of a listing's call of `allow` (kept with the state's lock).
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// The actions asked about, as the indices of [`Marshal::args`].
+    args: Vec<(u16, u16, u8, u8, u8, u8)>,
+    /// Where each is in the listing.
+    at: Vec<u32>,
+    /// Per action of the listing, whether `allow` refused it.
+    refused: Vec<bool>,
 }
 
 /// What one call of `allow` answered.
@@ -246,27 +298,101 @@ impl LuaHooks {
     }
 
     pub(super) fn allow_actions(&self, g: &mut HookGame<'_>, actions: &mut Vec<Action>) -> Result<(), ScriptError> {
-        let interest = self.interest.as_ref();
-        if actions.is_empty() || interest.is_some_and(|i| !actions.iter().any(|a| i.wants(g, a))) {
+        if actions.is_empty() {
             return Ok(());
         }
-        self.allow_session(g.var_bytes(), || {
-            let mut failure = None;
-            actions.retain(|a| {
-                if failure.is_some() || interest.is_some_and(|i| !i.wants(g, a)) {
-                    return true;
-                }
-                match self.allow_call(g, a, false) {
-                    Ok(Answer::Allow) => true,
-                    Ok(Answer::Refuse(_)) => false,
-                    Err(e) => {
-                        failure = Some(e);
-                        true
+        let interest = self.interest.as_ref();
+        let marshal = self.marshal.as_ref().expect("made when allow is defined");
+        let mut guard = self.serial.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let scratch = &mut *guard;
+        // The actions asked about, as indices, and where each is in `actions`.
+        scratch.args.clear();
+        scratch.at.clear();
+        for (i, a) in actions.iter().enumerate() {
+            if interest.is_none_or(|w| w.wants(g, a)) {
+                scratch.args.push(Marshal::args(g, a));
+                scratch.at.push(i as u32);
+            }
+        }
+        if scratch.args.is_empty() {
+            return Ok(());
+        }
+        scratch.refused.clear();
+        scratch.refused.resize(actions.len(), false);
+        self.budget.apply(&self.lua, g.var_bytes());
+        self.watch.start();
+        let (list, at, refused) = (&scratch.args, &scratch.at, &mut scratch.refused);
+        let mut bad: Option<usize> = None;
+        let mut any = false;
+        let watch = &self.watch;
+        let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
+        self.current.0.store(ptr, std::sync::atomic::Ordering::Release);
+        let m = marshal;
+        let args = (&self.game, &m.allow, &m.table, &m.squares, &m.kinds, &m.types);
+        // SAFETY: C API calls on the stack `exec_raw` gives (its arguments at 1..6, room
+        // checked for the handler and a call's five slots). An error of `allow` is caught
+        // by `lua_pcall` and raised again, to `exec_raw`'s protected call, over frames that
+        // own nothing to drop (references and integers; `refused` was sized before).
+        let r = unsafe {
+            self.lua.exec_raw::<Value>(args, |l| {
+                ffi::luaL_checkstack(l, 8, std::ptr::null());
+                ffi::lua_pushcfunction(l, traceback);
+                for (k, &(from, to, piece, promotion, capture, kind)) in list.iter().enumerate() {
+                    let field = |value: c_int, list: c_int, name: &std::ffi::CStr| {
+                        if value == 0 {
+                            ffi::lua_pushnil(l);
+                        } else {
+                            ffi::lua_rawgeti(l, list, value as i64);
+                        }
+                        ffi::lua_setfield(l, TABLE, name.as_ptr());
+                    };
+                    field(from as c_int, SQUARES, c"from");
+                    field(to as c_int, SQUARES, c"to");
+                    field(piece as c_int, KINDS, c"piece");
+                    field(promotion as c_int, KINDS, c"promotion");
+                    field(capture as c_int, KINDS, c"capture");
+                    field(kind as c_int, TYPES, c"type");
+                    watch.renew();
+                    ffi::lua_pushvalue(l, ALLOW);
+                    ffi::lua_pushvalue(l, GAME);
+                    ffi::lua_pushvalue(l, TABLE);
+                    if ffi::lua_pcall(l, 2, 1, HANDLER) != ffi::LUA_OK {
+                        ffi::lua_error(l);
                     }
+                    match ffi::lua_type(l, -1) {
+                        ffi::LUA_TNIL => {}
+                        ffi::LUA_TBOOLEAN if ffi::lua_toboolean(l, -1) != 0 => {}
+                        ffi::LUA_TBOOLEAN => {
+                            refused[at[k] as usize] = true;
+                            any = true;
+                        }
+                        _ => {
+                            // The wrong answer is the result.
+                            bad = Some(k);
+                            ffi::lua_replace(l, 1);
+                            ffi::lua_settop(l, 1);
+                            return;
+                        }
+                    }
+                    ffi::lua_settop(l, HANDLER);
                 }
+                ffi::lua_settop(l, 0);
+                ffi::lua_pushnil(l);
+            })
+        };
+        self.current.0.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Release);
+        let value = r.map_err(|e| self.failure(Hook::Allow, &e, g.var_bytes()))?;
+        if bad.is_some() {
+            return Err(self.wrong_type(Hook::Allow, "nothing, true, or false and a reason", &value));
+        }
+        if any {
+            let mut i = 0;
+            actions.retain(|_| {
+                i += 1;
+                !refused[i - 1]
             });
-            failure.map_or(Ok(()), Err)
-        })
+        }
+        Ok(())
     }
 
     pub(super) fn allow_reason(&self, g: &mut HookGame<'_>, a: &Action) -> Result<Option<String>, ScriptError> {

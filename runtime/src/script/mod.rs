@@ -28,7 +28,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use mlua::chunk::ChunkMode;
-use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState};
+use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Value, ffi};
 
 use crate::error::{LoadError, Problem};
 use crate::geometry::Square;
@@ -49,8 +49,9 @@ pub struct LuaHooks {
     /// Held for the whole of each hook call: games on several threads may share one
     /// variant, and so one Lua state, whose `game` object, clock and memory budget serve
     /// one call at a time. (Lua's own lock is taken only inside the call, too late: a
-    /// second thread would point `game` at its view while the first call runs.)
-    serial: std::sync::Mutex<()>,
+    /// second thread would point `game` at its view while the first call runs.) It holds
+    /// the buffers of `allow`'s listings.
+    serial: std::sync::Mutex<allow::Scratch>,
     /// Square names as Lua strings, made once.
     squares: Vec<mlua::LuaString>,
     watch: Watch,
@@ -295,7 +296,7 @@ impl LuaHooks {
             game,
             funcs,
             current,
-            serial: std::sync::Mutex::new(()),
+            serial: std::sync::Mutex::new(allow::Scratch::default()),
             squares,
             watch,
             budget,
@@ -719,24 +720,20 @@ impl Watch {
         )
     }
 
+    /// Installs the count hook (see [`count_hook`]): the state keeps a copy of this
+    /// watch in its app data, and its address in its extra space, where the hook finds it.
     fn install(&self, lua: &Lua) -> mlua::Result<()> {
-        let w = self.clone();
-        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), move |lua, _| {
-            let left = w.budget.load(Ordering::Relaxed);
-            let stop = if left <= CHECK_EVERY as u64 {
-                Some(w.trip(w.budget_message()))
-            } else if w.overdue() {
-                Some(w.trip(w.time_message()))
-            } else {
-                None
-            };
-            if let Some(why) = stop {
-                // Level 0 is the function the count stopped in.
-                return Err(mlua::Error::RuntimeError(format!("{}{why}", rules_place(lua, 0))));
-            }
-            w.budget.store(left - CHECK_EVERY as u64, Ordering::Relaxed);
-            Ok(VmState::Continue)
-        })
+        let w = Box::new(self.clone());
+        let at = (&*w as *const Watch).cast_mut().cast::<std::ffi::c_void>();
+        lua.set_app_data(Watched(w));
+        // SAFETY: writes a pointer into the state's extra space (LUA_EXTRASPACE is the size
+        // of a pointer, and nothing else uses it) and sets the hook; neither can fail.
+        unsafe {
+            lua.exec_raw::<()>((), |l| {
+                *ffi::lua_getextraspace(l).cast::<*mut std::ffi::c_void>() = at;
+                ffi::lua_sethook(l, Some(count_hook), ffi::LUA_MASKCOUNT, CHECK_EVERY as std::ffi::c_int);
+            })
+        }
     }
 
     /// Why the library function `name` must not run with these arguments, if it must
@@ -879,6 +876,75 @@ impl Watch {
             _ => None,
         }
     }
+}
+
+/// The state's own copy of its [`Watch`] (see [`Watch::install`]), at an address that
+/// does not move while the state lives.
+pub(crate) struct Watched(#[allow(dead_code)] Box<Watch>);
+
+/// The longest message a stopped call raises, in bytes (a place and a sentence).
+const STOP_MESSAGE: usize = 1024;
+
+/// The count hook, every [`CHECK_EVERY`] instructions: takes them from the call's budget
+/// and stops the call (an error at the rules' line) when the budget is spent or the
+/// deadline has passed. A C hook of its own, not mlua's: mlua's hook looks its callback up
+/// in the registry and wraps it for errors and panics at every call, which cost more than
+/// the instructions it counted in a hook that calls `allow` for every action.
+unsafe extern "C-unwind" fn count_hook(l: *mut ffi::lua_State, _ar: *mut ffi::lua_Debug) {
+    // SAFETY: the extra space holds null or the address of the state's `Watched` copy
+    // (set by `Watch::install`), which lives as long as the state.
+    let w = unsafe { (*ffi::lua_getextraspace(l).cast::<*const Watch>()).as_ref() };
+    let Some(w) = w else { return };
+    let left = w.budget.load(Ordering::Relaxed);
+    let why = if left <= CHECK_EVERY as u64 {
+        w.trip(w.budget_message())
+    } else if w.overdue() {
+        w.trip(w.time_message())
+    } else {
+        w.budget.store(left - CHECK_EVERY as u64, Ordering::Relaxed);
+        return;
+    };
+    // Level 0 is the function the count stopped in. The message is copied out of the
+    // heap before the error is raised: `lua_error` does not return, and nothing that
+    // owns memory may be left on this frame when it jumps.
+    let mut buf = [0u8; STOP_MESSAGE];
+    let len = {
+        // SAFETY: reads the stack of the running state (see `raw_rules_place`).
+        let message = format!("{}{why}", unsafe { raw_rules_place(l, 0) });
+        let len = message.len().min(STOP_MESSAGE);
+        buf[..len].copy_from_slice(&message.as_bytes()[..len]);
+        len
+    };
+    drop(why);
+    // SAFETY: pushes the message and raises it as the error of the running call, as a C
+    // hook may (the count hook runs inside a call that mlua protects).
+    unsafe {
+        ffi::lua_pushlstring(l, buf.as_ptr().cast(), len);
+        ffi::lua_error(l);
+    }
+}
+
+/// [`rules_place`] through the C API (for the count hook, which has no `Lua` handle).
+///
+/// SAFETY: `l` is a running state (inside a hook or a function it called).
+unsafe fn raw_rules_place(l: *mut ffi::lua_State, level: usize) -> String {
+    for level in level..level + 50 {
+        // SAFETY: `ar` is a zeroed debug record that `lua_getstack` and `lua_getinfo` fill.
+        let (src, line) = unsafe {
+            let mut ar = std::mem::zeroed::<ffi::lua_Debug>();
+            if ffi::lua_getstack(l, level as std::ffi::c_int, &mut ar) == 0 {
+                break;
+            }
+            if ffi::lua_getinfo(l, c"Sl".as_ptr(), &mut ar) == 0 {
+                continue;
+            }
+            (std::ffi::CStr::from_ptr(ar.short_src.as_ptr()).to_string_lossy().into_owned(), ar.currentline)
+        };
+        if line >= 0 && src != "prelude" {
+            return format!("{src}:{line}: ");
+        }
+    }
+    String::new()
 }
 
 /// An upper bound on the matching steps of a Lua pattern on a subject of `n` bytes:

@@ -109,7 +109,14 @@ impl<B: Bits> Node for FastNode<'_, B> {
                 return Some(v);
             }
             let r = &self.v.rules;
-            return Some(if self.in_check() { r.checkmate } else { r.stalemate });
+            if self.in_check() {
+                // A mate by a drop that may not mate (`drop_mate = "loses"`): the mated side wins.
+                if self.pos().mate_by_drop_loses(self.t) {
+                    return Some(Verdict::Win);
+                }
+                return Some(r.checkmate);
+            }
+            return Some(r.stalemate);
         }
         self.draws()
     }

@@ -244,6 +244,40 @@ impl Compiler<'_, '_> {
                         WhenEmpty::Stay
                     }
                 };
+                let forced = match &pr.forced {
+                    None => None,
+                    Some(f) if !pr.optional => {
+                        self.err(f.span(), "`forced` is for an optional promotion: set `optional = true` too");
+                        None
+                    }
+                    Some(f) => match region_index(f.get_ref()) {
+                        None => {
+                            self.unknown(f, "region", regions.iter().map(|r| r.name.as_str()));
+                            None
+                        }
+                        Some(i) => {
+                            // Every forced square must be one where the piece promotes.
+                            let outside = zone.is_some_and(|z| {
+                                (0..2).any(|s| regions[i].squares[s].iter().any(|q| !regions[z].squares[s].contains(q)))
+                            });
+                            if outside {
+                                self.err(
+                                    f.span(),
+                                    format!(
+                                        "the forced region `{}` has squares outside the zone `{}`",
+                                        f.get_ref(),
+                                        pr.zone.get_ref()
+                                    ),
+                                );
+                            }
+                            Some(i)
+                        }
+                    },
+                };
+                if pr.optional && when_empty == WhenEmpty::Freeze {
+                    let at = pr.when_empty.as_ref().map_or(pr.zone.span(), |w| w.span());
+                    self.err(at, "an optional promotion cannot freeze: set `when_empty` to \"stay\" or \"forbid\"");
+                }
                 Some(Promotion {
                     zone: zone?,
                     to,
@@ -252,6 +286,9 @@ impl Compiler<'_, '_> {
                     when_full,
                     when_empty,
                     returned_waits: pr.returned_waits,
+                    optional: pr.optional,
+                    forced: if pr.optional { forced } else { zone },
+                    leaving: pr.leaving,
                 })
             });
             kinds.push(Kind {
@@ -263,7 +300,27 @@ impl Compiler<'_, '_> {
                 atoms,
                 promotion,
                 stats: Stats::default(),
+                fen_plus: None,
             });
+        }
+        // `fen = "+P"`: `+` and the letter of another kind, one kind per spelling.
+        for (i, (_, piece)) in spec.pieces.iter().enumerate() {
+            let Some(f) = &piece.get_ref().fen else { continue };
+            let mut cs = f.get_ref().chars();
+            let l = match (cs.next(), cs.next(), cs.next()) {
+                (Some('+'), Some(c), None) if c.is_ascii_alphabetic() => c.to_ascii_uppercase(),
+                _ => {
+                    self.err(f.span(), format!("`fen = \"{}\"`: write `+` and a letter, like \"+P\"", f.get_ref()));
+                    continue;
+                }
+            };
+            if !kinds.iter().enumerate().any(|(j, k)| j != i && k.letter == l) {
+                self.err(f.span(), format!("`fen = \"+{l}\"`: `{l}` is the letter of no other kind"));
+            } else if kinds.iter().any(|k| k.fen_plus == Some(l)) {
+                self.err(f.span(), format!("two kinds are written `+{l}` in FEN"));
+            } else {
+                kinds[i].fen_plus = Some(l);
+            }
         }
 
         let castling = self.castling(&spec.castling, geometry);
@@ -373,7 +430,7 @@ impl Compiler<'_, '_> {
                 time_limit_ms: *spec.scripting.time_limit_ms.get_ref(),
             },
             data: toml::Table::new(),
-            tables: AnyTables::Narrow(Box::new(Tables::<u64>::empty())),
+            tables: AnyTables::Narrow(std::sync::Arc::new(Tables::<u64>::empty())),
         };
         if !self.d.problems.is_empty() {
             return None;

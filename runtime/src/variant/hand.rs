@@ -18,6 +18,13 @@ pub(super) fn compile(
     d: &mut Diagnostics,
     rule: &mut ReserveRule,
 ) {
+    rule.one_per_file = s.one_per_file.iter().filter_map(|n| kind_of(d, n)).collect();
+    rule.no_drop_mate = s.no_drop_mate.iter().filter_map(|n| kind_of(d, n)).collect();
+    match s.drop_mate.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
+        None | Some(("illegal", _)) => {}
+        Some(("loses", _)) => rule.drop_mate_loses = true,
+        Some((other, at)) => d.at(at, format!("unknown `drop_mate` `{other}`; expected \"illegal\" or \"loses\"")),
+    }
     for (kind, zone) in &s.drop_zones {
         // The key has no place of its own in the file: name it at its value.
         let Some(k) = kind_of(d, &Spanned::new(zone.span(), kind.clone())) else { continue };
@@ -70,9 +77,18 @@ pub(super) fn check_two_sided(rule: &ReserveRule, r: &Spanned<ReserveSpec>, comb
     }
 }
 
-/// What a world's reserve (a vault) cannot be: gating is for hands.
+/// The keys of a hand that a world's vault does not read.
 pub(super) fn check_world(r: &Spanned<ReserveSpec>, d: &mut Diagnostics) {
-    if let Some(g) = &r.get_ref().gating {
-        d.at(g.span(), "`gating` is for hands on two-sided boards, not a world's reserve");
+    let s = r.get_ref();
+    for (key, names) in [("one_per_file", &s.one_per_file), ("no_drop_mate", &s.no_drop_mate)] {
+        if let Some(n) = names.first() {
+            d.at(n.span(), format!("`{key}` is for a hand on a two-sided board, not a world's vault"));
+        }
+    }
+    if let Some(m) = &s.drop_mate {
+        d.at(m.span(), "`drop_mate` is for a hand on a two-sided board, not a world's vault");
+    }
+    if let Some(g) = &s.gating {
+        d.at(g.span(), "`gating` is for a hand on a two-sided board, not a world's vault");
     }
 }

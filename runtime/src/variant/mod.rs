@@ -277,6 +277,8 @@ pub struct Kind {
     pub promotion: Option<Promotion>,
     /// Hit points and damage (with `[combat]`).
     pub stats: Stats,
+    /// `fen = "+P"`: FEN writes it as `+` and this letter (another kind's, upper case).
+    pub fen_plus: Option<char>,
 }
 
 /// How a movement atom reaches its squares.
@@ -356,6 +358,13 @@ pub struct Promotion {
     pub when_empty: WhenEmpty,
     /// The returned piece cannot act until its owner has finished their next turn.
     pub returned_waits: bool,
+    /// A move into the zone may also stay unpromoted (but onto `forced`).
+    pub optional: bool,
+    /// The region where it must promote: the whole zone unless `optional`; with
+    /// `optional`, the `forced` region (None: nowhere).
+    pub forced: Option<usize>,
+    /// A move that starts in the zone may promote too, wherever it ends.
+    pub leaving: bool,
 }
 
 /// A promotion with nothing to promote to.
@@ -458,12 +467,14 @@ pub struct Draws {
     pub royal_repeat: Option<u32>,
 }
 
-/// The move tables for the variant's board width.
-#[derive(Debug)]
+/// The move tables for the variant's board width, shared by the copies of a variant
+/// that differ only in their hooks (`with_hooks`, `without_hooks`, `with_own_hooks`:
+/// the tables are made from the TOML rules alone).
+#[derive(Clone, Debug)]
 pub(crate) enum AnyTables {
-    Narrow(Box<Tables<u64>>),
-    Mid(Box<Tables<u128>>),
-    Wide(Box<Tables<Wide>>),
+    Narrow(Arc<Tables<u64>>),
+    Mid(Arc<Tables<u128>>),
+    Wide(Arc<Tables<Wide>>),
 }
 
 impl std::fmt::Debug for Variant {
@@ -540,7 +551,7 @@ impl Variant {
             scoring: self.scoring.clone(),
             reserve: self.reserve.clone(),
             world: self.world.clone(),
-            tables: crate::movegen::tables::build_any(self),
+            tables: self.tables.clone(),
         }
     }
 
@@ -676,6 +687,12 @@ impl Variant {
         self.kinds.iter().position(|k| k.name == name).map(|i| KindId(i as u8))
     }
 
+    /// The kind FEN writes `+` and this letter (either case), if one is written so.
+    pub fn kind_by_plus(&self, letter: char) -> Option<KindId> {
+        let l = letter.to_ascii_uppercase();
+        self.kinds.iter().position(|k| k.fen_plus == Some(l)).map(|i| KindId(i as u8))
+    }
+
     /// The kind with this letter, either case.
     pub fn kind_by_letter(&self, letter: char) -> Option<KindId> {
         let l = letter.to_ascii_uppercase();
@@ -699,6 +716,15 @@ impl Variant {
             .iter()
             .position(|k| k.promotion.as_ref().is_some_and(|p| p.to.contains(&kind)))
             .map(|i| KindId(i as u8))
+    }
+
+    /// The piece as FEN writes it: its letter, or `+` and a letter (`fen = "+P"`).
+    pub fn fen_text(&self, piece: crate::piece::Piece) -> String {
+        let lower = |c: char| if piece.side == Side::White { c } else { c.to_ascii_lowercase() };
+        match self.kinds[piece.kind.index()].fen_plus {
+            Some(l) => format!("+{}", lower(l)),
+            None => lower(self.kinds[piece.kind.index()].letter).to_string(),
+        }
     }
 
     /// The piece's letter as FEN writes it.

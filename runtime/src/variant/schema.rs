@@ -400,6 +400,9 @@ pub struct PieceSpec {
     /// A region it may never leave: every move must end in it (a palace, one's own side
     /// of the river).
     pub confined: Option<Name>,
+    /// How FEN writes it instead of its letter: `+` and another kind's letter (`"+P"`,
+    /// shogi's promoted pawn, as Fairy-Stockfish and SFEN write it).
+    pub fen: Option<Name>,
     /// Hit points (with `[combat]`): it is removed at 0.
     pub hp: Option<Spanned<u32>>,
     /// Damage its attacks deal to the attacked piece (with `[combat]`).
@@ -509,6 +512,15 @@ pub struct PromotionSpec {
     /// the start): the kinds offered when none is missing.
     #[serde(default)]
     pub when_full: Vec<Name>,
+    /// A move into the zone may also stay unpromoted (except onto `forced`).
+    #[serde(default)]
+    pub optional: bool,
+    /// With `optional`: a region of the zone where the piece must promote (where it
+    /// would have no move otherwise); with nothing to become there, `when_empty` holds.
+    pub forced: Option<Name>,
+    /// A move that starts in the zone may promote too, wherever it ends (shogi).
+    #[serde(default)]
+    pub leaving: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -99,6 +99,13 @@ pub struct ReserveRule {
     pub drop_zones: Vec<(KindId, usize)>,
     /// Two-sided boards: held pieces may enter by gating (`gating = {…}`).
     pub gating: Option<Gating>,
+    /// Two-sided boards: kinds not dropped on a file where their side has one already.
+    pub one_per_file: Vec<KindId>,
+    /// Two-sided boards: kinds whose drop may not checkmate.
+    pub no_drop_mate: Vec<KindId>,
+    /// With `no_drop_mate`: such a drop is legal and loses (`drop_mate = "loses"`) instead
+    /// of not being listed.
+    pub drop_mate_loses: bool,
 }
 
 /// Gating (`[reserve] gating`): a piece leaving a square of `region` for the first time
@@ -345,8 +352,17 @@ fn reserve(
             true
         }
     };
-    let mut rule =
-        ReserveRule { cap: *s.cap.get_ref(), holds, drop, captured_to_taker, drop_zones: Vec::new(), gating: None };
+    let mut rule = ReserveRule {
+        cap: *s.cap.get_ref(),
+        holds,
+        drop,
+        captured_to_taker,
+        drop_zones: Vec::new(),
+        one_per_file: Vec::new(),
+        no_drop_mate: Vec::new(),
+        drop_mate_loses: false,
+        gating: None,
+    };
     super::hand::compile(s, kind_of, regions, d, &mut rule);
     rule
 }

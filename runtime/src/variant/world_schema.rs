@@ -165,6 +165,16 @@ pub struct ReserveSpec {
     /// leaves on its first move from a square of a region (Seirawan chess).
     #[serde(default)]
     pub gating: Option<Spanned<GatingSpec>>,
+    /// Two-sided boards: kinds a side may not drop on a file where it has one of that
+    /// kind already (shogi's nifu: two unpromoted pawns on a file).
+    #[serde(default)]
+    pub one_per_file: Vec<Name>,
+    /// Two-sided boards: kinds whose drop may not give checkmate (shogi's uchifuzume).
+    #[serde(default)]
+    pub no_drop_mate: Vec<Name>,
+    /// What `no_drop_mate` does: "illegal" (default: such a drop is not listed) or
+    /// "loses" (it is legal, and the side it mates wins, as Fairy-Stockfish plays it).
+    pub drop_mate: Option<Name>,
 }
 
 #[derive(Debug, Deserialize)]
