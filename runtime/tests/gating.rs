@@ -198,3 +198,35 @@ fn a_game_of_gating_moves_replays_and_undoes() {
     g.undo(7);
     assert_eq!((g.fen(), g.hash()), before);
 }
+
+#[test]
+fn gating_with_a_free_castling_is_refused_at_load() {
+    // Chess960 castling (`free = true`) with gating: refused, naming the file, the line and
+    // column of `free`, and the reason; the same variant with fixed castling squares loads.
+    let text = |free: &str| {
+        format!(
+            "[board]\nfiles = 8\nranks = 8\n[setup]\nfen = \"r3k2r/8/8/8/8/8/8/R3K2R[Hh] w KAka - 0 1\"\n\
+             [regions]\nback_rank = {{ ranks = [1], relative = true }}\n\
+             [pieces.king]\nletter = \"K\"\nroyal = true\nmoves = [{{ leap = \"all\" }}]\n\
+             [pieces.rook]\nletter = \"R\"\nmoves = [{{ slide = \"orthogonal\" }}]\n\
+             [pieces.hawk]\nletter = \"H\"\nmoves = [{{ slide = \"diagonal\" }}, {{ leap = \"knight\" }}]\n\
+             [reserve]\nholds = [\"hawk\"]\ndrop = \"none\"\ncaptured = \"none\"\ngating = {{ region = \"back_rank\" }}\n\
+             [[castling]]\nright = \"K\"\nking = \"e1\"\nrook = \"h1\"\nking_to = \"g1\"\nrook_to = \"f1\"\n{free}"
+        )
+    };
+    let e = match Variant::from_toml(&text("free = true\n"), "t.toml") {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    // `free = true` is line 29 of the text; its value starts at column 8.
+    assert!(
+        e.contains(
+            "t.toml:29:8: a free castling (`free = true`, Chess960) cannot be combined with `[reserve] gating` yet"
+        ),
+        "{e}"
+    );
+    let v = Variant::from_toml(&text(""), "t.toml").unwrap();
+    // White: the king's 5 steps, each also gating the hawk on e1 (10); O-O plain, gating
+    // on e1 or on h1 (3); the a1 rook's 10 moves and the h1 rook's 9, each also gating (38).
+    assert_eq!(Game::new(v).perft(1), 51);
+}

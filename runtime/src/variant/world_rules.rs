@@ -148,7 +148,7 @@ pub(crate) fn compile(
     if let (Some(rule), Some(r)) = (&reserve, &spec.reserve)
         && matches!(turns, None | Some(TurnModel::Alternate))
     {
-        super::hand::check_two_sided(rule, r, spec.combat.is_some(), d);
+        super::hand::check_two_sided(rule, r, spec.combat.is_some(), &spec.castling, d);
     } else if let Some(r) = &spec.reserve {
         super::hand::check_world(r, d);
     }
