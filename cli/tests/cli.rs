@@ -89,7 +89,7 @@ fn errors_are_actionable_and_exit_non_zero() {
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(e.contains("unknown variant `chesss`"), "{e}");
-    assert!(e.contains("known variants: 3check, almost, amazon, antichess, atomic, caissan, capablanca, chancellor, chess960, chessception, chessic, chigorin, courier, crazyhouse, decachess, embassy, extinction, giveaway, gothic, grand, horde, janus, kingofthehill, knightmate, losers, makruk, minishogi, minixiangqi, racingkings, seirawan, shatranj, shogi, standard, xiangqi"), "{e}");
+    assert!(e.contains("known variants: 3check, almost, amazon, antichess, atomic, caissan, capablanca, chancellor, chess960, chessception, chessic, chigorin, courier, crazyhouse, decachess, embassy, extinction, fischerandom, giveaway, gothic, grand, horde, janus, kingofthehill, knightmate, losers, makruk, minishogi, minixiangqi, racingkings, seirawan, shatranj, shogi, standard, xiangqi"), "{e}");
 
     let o = varia(&["perft", "standard", "1", "--fen", "8/8 w"]);
     assert_eq!(o.status.code(), Some(1));
@@ -118,6 +118,11 @@ fn perft_ends_with_the_count_alone() {
     assert_eq!(lines.len(), 21);
     assert!(lines.contains(&"e2-e4: 20"));
     assert_eq!(lines.last(), Some(&"400"));
+    // Fairy-Stockfish's name for Chess960 (a folder that extends it), from setup 0
+    // (BBQNNRKR) in Shredder-FEN: 20 first moves (16 pawns', 4 knights'), each answered by 20.
+    let o = varia(&["perft", "fischerandom", "2", "--fen", "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().last(), Some("400"));
 }
 
 #[test]

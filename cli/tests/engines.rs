@@ -100,6 +100,23 @@ fn uci_handshake_lists_every_two_sided_variant_and_the_options() {
 }
 
 #[test]
+fn uci_plays_fischerandom_from_a_chess960_fen() {
+    // `fischerandom` (FSF's name) is listed once and plays Chess960: setup 0 given as
+    // Shredder-FEN has 20 moves; castling is the king taking its rook (g1h1 once f1 is
+    // free: the king stays on g1, the rook goes to f1).
+    let mut s = Session::start(&["uci"]);
+    s.send("setoption name UCI_Variant value fischerandom");
+    s.send("position fen bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1");
+    s.send("go perft 1");
+    assert_eq!(s.line("Nodes searched"), "Nodes searched: 20");
+    s.send("position fen 4k3/8/8/8/8/8/8/6KR w H - 0 1 moves g1h1");
+    s.send("go perft 1");
+    // Black's king on e8: d8, d7, e7 (the rook on f1 now holds f8 and f7).
+    assert_eq!(s.line("Nodes searched"), "Nodes searched: 3");
+    s.quit();
+}
+
+#[test]
 fn uci_searches_by_depth_time_and_stop_and_counts_perft() {
     let mut s = Session::start(&["uci"]);
     s.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");

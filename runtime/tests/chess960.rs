@@ -181,3 +181,24 @@ fn malformed_deals_and_free_castlings_are_errors_with_their_place() {
     let e = variant(FREE, "").unwrap().dealt_fen(0).unwrap_err();
     assert!(e.contains("has no dealt setups"), "{e}");
 }
+
+#[test]
+fn fischerandom_is_chess960_under_fairy_stockfishs_name() {
+    // `scripts/fischerandom/` extends chess960: the same deal, numbers and castling.
+    let f = Variant::load("fischerandom").unwrap();
+    assert_eq!(f.name, "fischerandom");
+    assert_eq!(f.deal.as_ref().unwrap().count, 960);
+    let v = chess960();
+    for n in [0, 1, 518, 959] {
+        assert_eq!(f.dealt_fen(n).unwrap(), v.dealt_fen(n).unwrap());
+    }
+    // Setup 0 (BBQNNRKR): 16 pawn moves, and each knight's two (d1-c3, d1-e3, e1-d3,
+    // e1-f3); black the same, untouched by white's first move: 20, then 400.
+    let g = Game::from_fen(f.clone(), &f.dealt_fen(0).unwrap()).unwrap();
+    assert_eq!([1, 2].map(|d| g.perft(d)), [20, 400]);
+    // Castling as the king taking its own rook: with the king on g1 and the rook on h1,
+    // g1-h1 leaves the king on g1 and puts the rook on f1.
+    let mut g = Game::from_fen(f, "4k3/8/8/8/8/8/8/6KR w H - 0 1").unwrap();
+    g.play("g1-h1").unwrap();
+    assert_eq!(g.fen(), "4k3/8/8/8/8/8/8/5RK1 b - - 1 1");
+}

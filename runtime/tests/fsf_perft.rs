@@ -61,7 +61,11 @@ const VARIANTS: &[(&str, &str, u32)] = &[
 /// `UCI_Variant`, the setups compared from the start (by number: 518 is chess's), the
 /// perft depth. FSF is given each setup's FEN with `UCI_Chess960` on, so castling is
 /// written as the king taking its rook in both. The random walks start from seeded deals.
-const DEALT: &[(&str, &str, &[u64], u32)] = &[("chess960", "fischerandom", &[518, 0, 959, 100, 333, 707], 4)];
+const DEALT: &[(&str, &str, &[u64], u32)] = &[
+    ("chess960", "fischerandom", &[518, 0, 959, 100, 333, 707], 4),
+    // The same game under FSF's name (`scripts/fischerandom/` extends chess960).
+    ("fischerandom", "fischerandom", &[1, 42, 600, 958], 4),
+];
 
 /// Positions of a dealt variant given by FEN (Shredder-FEN or X-FEN castling fields), for
 /// castlings a random walk seldom meets: positions of the usual Chess960 perft suite, a
