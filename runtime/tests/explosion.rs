@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use varia::{Event, Game, Variant};
+use varia::{Event, Game, GameResult, Reason, Variant};
 
 fn atomic() -> Arc<Variant> {
     Variant::load("atomic").unwrap()
@@ -92,8 +92,9 @@ fn the_king_never_captures_and_kings_side_by_side_give_no_check() {
     let king: Vec<String> = moves(&g).into_iter().filter(|m| m.starts_with("e5")).collect();
     assert_eq!(king, ["e5-d4", "e5-d6", "e5-e4", "e5-e6", "e5-f4", "e5-f5", "e5-f6"]);
     // A king next to a piece it could take does not take it: the black rook on e4 checks
-    // the king on e5 (the kings are apart), and Kxe4 is no move.
-    let g = game("8/8/1k6/4K3/4r3/8/8/8 w - - 0 1");
+    // the king on e5 (the kings are apart), and Kxe4 is no move. (The pawn on a7 keeps
+    // the game going: king and rook against a bare king is drawn by material.)
+    let g = game("8/p7/1k6/4K3/4r3/8/8/8 w - - 0 1");
     assert!(g.in_check());
     assert_eq!(moves(&g), ["e5-d5", "e5-d6", "e5-f5", "e5-f6"]);
     let e = g.clone().play("e5-e4").unwrap_err().to_string();
@@ -191,4 +192,39 @@ fn malformed_tables_are_errors_with_their_place() {
     let p = problems("radius = 1");
     assert!(p.contains("unknown field `radius`"), "{p}");
     assert!(p.starts_with("blast.toml:"), "{p}");
+}
+
+#[test]
+fn a_draw_by_material_only_where_neither_king_can_be_exploded() {
+    // As python-chess's `AtomicBoard` and lichess judge it: drawn when neither side can
+    // win. A bare king has nothing to explode the other king with; against it, a lone
+    // knight, bishop or rook, or two knights, cannot mate (the bare king walks next to
+    // the other king, where it is never in check, or keeps out of reach).
+    let reason =
+        |v: &Arc<Variant>, fen: &str| Game::from_fen(v.clone(), fen).unwrap().outcome().map(|o| (o.result, o.reason));
+    let draw = Some((GameResult::Draw, Reason::InsufficientMaterial));
+    let a = atomic();
+    for fen in [
+        "8/8/3k4/8/8/4K3/8/8 w - - 0 1",
+        "8/8/3k4/8/8/4K3/8/6N1 w - - 0 1",
+        "8/8/3k4/8/8/4K3/8/5B2 b - - 0 1",
+        "8/8/3k4/8/8/4K3/8/7R w - - 0 1",
+        "6n1/1n6/3k4/8/8/4K3/8/8 w - - 0 1",
+    ] {
+        assert_eq!(reason(&a, fen), draw, "{fen}");
+    }
+    // Not drawn: a queen, or a pawn (a queen to be), against a bare king; a knight each
+    // (a capture next to a king explodes it); a knight and a bishop; two bishops on light
+    // squares against a bare king, which chess draws (`same_colour`), atomic does not.
+    for fen in [
+        "8/8/3k4/8/8/4K3/8/Q7 w - - 0 1",
+        "8/8/3k4/8/8/4K3/P7/8 w - - 0 1",
+        "n7/8/3k4/8/8/4K3/8/6N1 w - - 0 1",
+        "8/8/3k4/8/8/4K3/8/1B4N1 w - - 0 1",
+        "8/8/3k4/8/8/4K3/8/1B1B4 w - - 0 1",
+    ] {
+        assert_eq!(reason(&a, fen), None, "{fen}");
+    }
+    let chess = Variant::load("standard").unwrap();
+    assert_eq!(reason(&chess, "8/8/3k4/8/8/4K3/8/1B1B4 w - - 0 1"), draw);
 }
