@@ -62,6 +62,8 @@ pub enum ServiceCommand {
         round: Option<u64>,
     },
     /// The world as your token may see it (JSON), or a resolved round with `--round`.
+    /// Your boards taken over by new players while you were idle (CA-18) are in its
+    /// `taken_over`, and told on stderr too.
     Show {
         #[command(flatten)]
         db: DbArgs,
@@ -302,11 +304,23 @@ pub fn run(c: ServiceCommand) -> Result<(), Fail> {
         }
         ServiceCommand::Show { db, token, round } => {
             let mut s = open(&db)?;
-            let text = match round {
-                Some(n) => serde_json::to_string_pretty(&s.round(&token, n)?)?,
-                None => serde_json::to_string_pretty(&s.view(&token)?)?,
+            let (text, taken) = match round {
+                Some(n) => (serde_json::to_string_pretty(&s.round(&token, n)?)?, Vec::new()),
+                None => {
+                    let v = s.view(&token)?;
+                    (serde_json::to_string_pretty(&v)?, v.taken_over)
+                }
             };
             println!("{text}");
+            // For the person at the terminal (stdout stays the JSON): what became of
+            // their boards while they were away (CA-18).
+            for t in &taken {
+                let [x, y] = t.board;
+                eprintln!(
+                    "your board [{x}, {y}] was taken over by {} in round {} (at {}); {} of your pieces on it were removed",
+                    t.by, t.round, t.at, t.pieces
+                );
+            }
         }
         ServiceCommand::Advance { db, now } => {
             let mut s = open(&db)?;

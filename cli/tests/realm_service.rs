@@ -313,6 +313,50 @@ fn join_rejoin_brings_back_a_player_who_abandoned_once_the_lockout_is_over() {
 }
 
 #[test]
+fn realm_show_tells_the_old_owner_of_boards_taken_over_and_nobody_else() {
+    // alice holds [0,0] [-1,-1] [0,-1], bob [1,-1] [-1,0] [1,0]. alice is made idle for
+    // 45 rounds (CA-18: her boards claimable) through the store, as an operator's tool
+    // would; carol's join at T0 + 60 takes her three boards (ring 0, then ring 1 in
+    // (y, x) order), each with alice's 5 starting pieces on it.
+    let dir = scratch("takeover");
+    for db in dbs(&dir, "takeover") {
+        let (db, a, b) = setup(&dir, &db);
+        {
+            use varia_realm::db::Mode;
+            let mut store = varia_realm::open_store(&db, false).unwrap();
+            let mut tx = store.begin(Mode::Write).unwrap();
+            let (round, text) = varia_realm::store::world(tx.as_mut()).unwrap();
+            let mut st: serde_json::Value = serde_json::from_str(&text).unwrap();
+            st["idle"]["alice"] = 45.into();
+            varia_realm::store::put_world(tx.as_mut(), round, &st.to_string()).unwrap();
+            tx.commit().unwrap();
+        }
+        let out = ok(&["realm", "join", "--db", &db, "--player", "carol", "--at", "1000060"]);
+        assert_eq!(
+            out.lines().next(),
+            Some("carol joined round 0 on boards [0, 0] [-1, -1] [0, -1] on the open ground"),
+            "{db}"
+        );
+        let o = varia(&["realm", "show", "--db", &db, "--token", &a, "--at", "1000060"]);
+        assert!(o.status.success(), "{db}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let entry =
+            |b: [i32; 2]| serde_json::json!({ "board": b, "by": "carol", "round": 0, "at": 1_000_060, "pieces": 5 });
+        assert_eq!(v["taken_over"], serde_json::json!([entry([-1, -1]), entry([0, -1]), entry([0, 0])]), "{db}");
+        let told: Vec<String> = ["[-1, -1]", "[0, -1]", "[0, 0]"]
+            .iter()
+            .map(|b| {
+                format!("your board {b} was taken over by carol in round 0 (at 1000060); 5 of your pieces on it were removed")
+            })
+            .collect();
+        assert_eq!(String::from_utf8_lossy(&o.stderr).lines().collect::<Vec<_>>(), told, "{db}");
+        let o = varia(&["realm", "show", "--db", &db, "--token", &b, "--at", "1000060"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!((v["taken_over"].clone(), o.stderr.is_empty()), (serde_json::json!([]), true), "{db}");
+    }
+}
+
+#[test]
 fn an_order_killed_before_its_commit_is_lost_and_the_acknowledged_one_stands() {
     let dir = scratch("order-crash");
     for db in dbs(&dir, "order-crash") {

@@ -87,6 +87,9 @@ pub struct View {
     pub vault: BTreeMap<String, u32>,
     /// Your orders for the open round (null: none given).
     pub orders: Option<Vec<serde_json::Value>>,
+    /// Your boards that new empires took over while you were idle (CA-18), oldest
+    /// first; yours alone, like the vault.
+    pub taken_over: Vec<store::TakenOver>,
 }
 
 /// A resolved round as stored: every order (public once resolved) and the resolver's
@@ -227,8 +230,10 @@ impl Service {
     }
 
     /// A new player joins: three boards (CA-03) in one region, found by
-    /// [`choose_boards`], and a token. Refused, storing nothing, when no region has room
-    /// (`NoRoom`, or `CitiesFull` in a realm with `join_ground = false`). A name that is
+    /// [`choose_boards`], and a token. Claimable boards it takes (CA-18) are recorded
+    /// for their old owner ([`store::insert_takeovers`]) in the same transaction.
+    /// Refused, storing nothing, when no region has room (`NoRoom`, or `CitiesFull` in
+    /// a realm with `join_ground = false`). A name that is
     /// already a player's stays theirs (`PlayerTaken`, or `LockedOut` during the lockout
     /// after abandoning): its player comes back with [`Service::rejoin`] and their token.
     pub fn join(&mut self, player: &str) -> Result<Joined, Error> {
@@ -251,6 +256,7 @@ impl Service {
         let placed = place_empire(tx.as_mut(), &v, &meta, player, (round, &parse_state(&text)?), now)?;
         let token = token::new_token(player)?;
         store::insert_player(tx.as_mut(), player, &token::hash(&token), now)?;
+        store::insert_takeovers(tx.as_mut(), round, player, now, &placed.taken)?;
         tx.commit()?;
         Ok(placed.joined(player, token, round, &meta))
     }
@@ -296,6 +302,7 @@ impl Service {
         }
         let placed = place_empire(tx.as_mut(), &v, &meta, &player, (round, &state), now)?;
         store::set_joined_at(tx.as_mut(), &player, now)?;
+        store::insert_takeovers(tx.as_mut(), round, &player, now, &placed.taken)?;
         tx.commit()?;
         Ok(placed.joined(&player, token.to_string(), round, &meta))
     }
@@ -372,7 +379,8 @@ impl Service {
             }
             None => None,
         };
-        Ok(View { realm: meta.name, player, round, deadline: meta.deadline, now, world, vault, orders })
+        let taken_over = store::taken_over(tx.as_mut(), &player)?;
+        Ok(View { realm: meta.name, player, round, deadline: meta.deadline, now, world, vault, orders, taken_over })
     }
 
     /// A resolved round (0 is the first) as the token's player may see it.
@@ -470,6 +478,9 @@ impl Service {
 struct Placed {
     boards: Vec<BoardId>,
     city: Option<String>,
+    /// The claimable boards taken from their owners: (board, old owner, the old owner's
+    /// pieces on it), for [`store::insert_takeovers`].
+    taken: Vec<([i32; 2], String, u32)>,
 }
 
 impl Placed {
@@ -488,7 +499,9 @@ impl Placed {
 /// Places a new empire for `player` (new, or eliminated and coming back) in the
 /// caller's transaction: the boards [`choose_boards`] finds, taken by the rules'
 /// [`Realm::join`] (which judges a lockout at `now` and resets the idle count), the
-/// cities' elections, the world written back.
+/// cities' elections, the world written back. Also says which of the boards had an
+/// owner (claimable, CA-18): the caller records those takeovers once the player's row
+/// is there (the new owner is a key of `players`).
 fn place_empire(
     tx: &mut dyn Tx,
     v: &Variant,
@@ -501,6 +514,22 @@ fn place_empire(
     let mut realm = Realm::from_json(v, state)?;
     let regions = crate::region::Regions::new(&store::cities(tx)?);
     let (boards, city) = choose_boards(&realm, rules, &regions, meta.join_ground)?;
+    let taken = boards
+        .iter()
+        .filter_map(|&b| {
+            let owner = realm.cells.owner(b);
+            (owner != NOBODY).then(|| {
+                let pieces = b
+                    .squares(rules.tile)
+                    .filter(|&s| {
+                        let c = realm.cells.get(s);
+                        !c.is_empty() && c.owner() == owner
+                    })
+                    .count();
+                ([b.bx, b.by], realm.name(owner).to_string(), pieces as u32)
+            })
+        })
+        .collect();
     // The lockout after abandoning is judged at the time of joining.
     realm.time = Some(now);
     realm.join(v, player, &boards)?;
@@ -509,7 +538,7 @@ fn place_empire(
     let geo = Geometry { tile: rules.tile, sector_boards: meta.sector_boards };
     crate::mayor::update_mayors(tx, &after, geo, now)?;
     store::put_world(tx, round, &serde_json::to_string(&after)?)?;
-    Ok(Placed { boards, city: city.map(|i| regions.city_name(i).to_string()) })
+    Ok(Placed { boards, city: city.map(|i| regions.city_name(i).to_string()), taken })
 }
 
 /// What a round's resolution starts from, read in the resolver's transaction.

@@ -120,6 +120,22 @@ ALTER TABLE realm_meta ADD COLUMN join_ground BIGINT NOT NULL DEFAULT 1;
     "
 ALTER TABLE realm_meta ADD COLUMN rejoin_keeps_vault BIGINT NOT NULL DEFAULT 0;
 ",
+    // Takeovers (CA-18): a join that takes a claimable board records it for the old
+    // owner. The old owner is a name, not a key of `players`: an operator's world may
+    // hold players who never joined through the service.
+    "
+CREATE TABLE takeovers (
+    round BIGINT NOT NULL,
+    board_x BIGINT NOT NULL,
+    board_y BIGINT NOT NULL,
+    old_owner TEXT NOT NULL,
+    new_owner TEXT NOT NULL REFERENCES players (id),
+    at BIGINT NOT NULL,
+    pieces BIGINT NOT NULL,
+    PRIMARY KEY (round, board_x, board_y)
+);
+CREATE INDEX takeovers_old_owner ON takeovers (old_owner);
+",
 ];
 
 /// The schema version this build writes.
@@ -522,6 +538,71 @@ pub fn result(tx: &mut dyn Tx, round: u64) -> Result<Option<(i64, String)>, Erro
 pub fn mark_resolver(tx: &mut dyn Tx, holder: &str, since: i64) -> Result<(), Error> {
     tx.exec("UPDATE resolver_lock SET holder = ?1, since = ?2 WHERE id = 1", &[holder.into(), since.into()])?;
     Ok(())
+}
+
+/// A board of a player taken over by a join (CA-18: its owner was idle for
+/// `claimable_after` rounds), as its old owner sees it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TakenOver {
+    pub board: [i32; 2],
+    /// The player whose new empire took it.
+    pub by: String,
+    /// The open round at the join, and the join's time.
+    pub round: u64,
+    pub at: i64,
+    /// The old owner's pieces that stood on it, removed with it (CA-18: overwritten).
+    pub pieces: u32,
+}
+
+/// Records, in the join's transaction, the boards a new empire of `new_owner` took from
+/// their owners: (board, old owner, the old owner's pieces on it).
+pub fn insert_takeovers(
+    tx: &mut dyn Tx,
+    round: u64,
+    new_owner: &str,
+    at: i64,
+    taken: &[([i32; 2], String, u32)],
+) -> Result<(), Error> {
+    for ([bx, by], old, pieces) in taken {
+        tx.exec(
+            "INSERT INTO takeovers (round, board_x, board_y, old_owner, new_owner, at, pieces) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            &[
+                (round as i64).into(),
+                i64::from(*bx).into(),
+                i64::from(*by).into(),
+                old.as_str().into(),
+                new_owner.into(),
+                at.into(),
+                i64::from(*pieces).into(),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// The boards taken over from `old_owner`, by round, then time, then board in (y, x) order.
+pub fn taken_over(tx: &mut dyn Tx, old_owner: &str) -> Result<Vec<TakenOver>, Error> {
+    let rows = tx.query(
+        "SELECT board_x, board_y, new_owner, round, at, pieces FROM takeovers WHERE old_owner = ?1 \
+         ORDER BY round, at, board_y, board_x",
+        &[old_owner.into()],
+    )?;
+    let bad = |what: &str| Error::Corrupt { what: format!("a takeover's {what}") };
+    rows.iter()
+        .map(|r| {
+            Ok(TakenOver {
+                board: [
+                    i32::try_from(r[0].int()?).map_err(|_| bad("board"))?,
+                    i32::try_from(r[1].int()?).map_err(|_| bad("board"))?,
+                ],
+                by: r[2].text()?.to_string(),
+                round: u64::try_from(r[3].int()?).map_err(|_| bad("round"))?,
+                at: r[4].int()?,
+                pieces: u32::try_from(r[5].int()?).map_err(|_| bad("piece count"))?,
+            })
+        })
+        .collect()
 }
 
 /// One chat line.

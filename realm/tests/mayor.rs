@@ -274,7 +274,8 @@ fn a_realm_of_schema_version_3_migrates_and_elects_at_the_next_resolution() {
     drop(s);
     let db = rusqlite::Connection::open(&path).unwrap();
     db.execute_batch(
-        "ALTER TABLE realm_meta DROP COLUMN rejoin_keeps_vault; ALTER TABLE realm_meta DROP COLUMN join_ground; \
+        "DROP TABLE takeovers; \
+         ALTER TABLE realm_meta DROP COLUMN rejoin_keeps_vault; ALTER TABLE realm_meta DROP COLUMN join_ground; \
          DROP TABLE round_parts; DROP TABLE round_plans; ALTER TABLE realm_meta DROP COLUMN resolving; \
          DROP TABLE transfers; DROP TABLE donations; DROP TABLE mayor_vault; DROP TABLE mayors; \
          ALTER TABLE cities DROP COLUMN motd; ALTER TABLE cities DROP COLUMN motd_at; \
@@ -293,5 +294,5 @@ fn a_realm_of_schema_version_3_migrates_and_elects_at_the_next_resolution() {
     let db = rusqlite::Connection::open(&path).unwrap();
     let v: i64 = db.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).unwrap();
     assert_eq!(v, varia_realm::store::SCHEMA_VERSION);
-    assert_eq!(v, 7);
+    assert_eq!(v, 8);
 }

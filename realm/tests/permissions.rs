@@ -332,6 +332,37 @@ fn a_lockout_and_an_idle_count_are_seen_only_by_their_player() {
 }
 
 #[test]
+fn boards_taken_over_are_seen_only_by_their_old_owner() {
+    // README "Takeovers": the list of one's boards taken over is one's own, like the
+    // vault. In a realm without cities alice gets [0,0] [-1,-1] [0,-1] and bob [1,-1]
+    // [-1,0] [1,0]; alice idle 45 rounds (CA-18), carol's join at T0 takes her three
+    // boards (ring 0, then ring 1 in (y, x) order). Round 0 is then resolved at T0.
+    for (name, mut open) in stores("perm-takeover") {
+        let (mut s, _) = realm(open(true).unwrap(), 6, 1);
+        let t: Vec<String> = ["alice", "bob"].iter().map(|p| s.join(p).unwrap().token).collect();
+        poke_world(open(false).unwrap().as_mut(), |st| {
+            st.idle.insert("alice".into(), 45);
+        });
+        let c = s.join("carol").unwrap();
+        assert_eq!(c.boards, [[0, 0], [-1, -1], [0, -1]], "{name}");
+        s.advance(true).unwrap();
+        let http = serve(s);
+        let entry = |b: [i32; 2]| json!({ "board": b, "by": "carol", "round": 0, "at": T0, "pieces": 5 });
+        let (st, v) = http.call("GET", "/world", Some(&t[0]), None);
+        assert_eq!((st, &v["taken_over"]), (200, &json!([entry([-1, -1]), entry([0, -1]), entry([0, 0])])), "{name}");
+        // Neither a bystander nor the new owner reads it, in their view or in the
+        // round's public record.
+        for token in [&t[1], &c.token] {
+            let (st, v) = http.call("GET", "/world", Some(token), None);
+            assert_eq!((st, &v["taken_over"]), (200, &json!([])), "{name}");
+            let (st, v) = http.call("GET", "/rounds/0", Some(token), None);
+            let text = v.to_string();
+            assert!(st == 200 && !text.contains("taken_over") && !text.contains("takeover"), "{name}: {text}");
+        }
+    }
+}
+
+#[test]
 fn a_join_during_the_lockout_is_refused_with_the_lockout() {
     // CA-18: carol abandoned at T0 and may not start again until T0 + 24 h; her join is
     // refused with that reason (422), not with "name taken", and changes nothing. At the

@@ -304,6 +304,7 @@ fn a_realm_of_schema_version_6_migrates_and_starts_comebacks_with_an_empty_vault
         let (s, _, _) = conquered(&mut open, CAISSA);
         drop(s);
         let mut db = open(false).unwrap();
+        poke_sql(db.as_mut(), "DROP TABLE takeovers");
         poke_sql(db.as_mut(), "ALTER TABLE realm_meta DROP COLUMN rejoin_keeps_vault");
         poke_sql(db.as_mut(), "UPDATE schema_version SET version = 6");
         drop(db);
@@ -313,6 +314,6 @@ fn a_realm_of_schema_version_6_migrates_and_starts_comebacks_with_an_empty_vault
         let mut db = open(false).unwrap();
         let mut tx = db.begin(varia_realm::db::Mode::Read).unwrap();
         let v = tx.query("SELECT version FROM schema_version", &[]).unwrap()[0][0].int().unwrap();
-        assert_eq!(v, 7, "{name}");
+        assert_eq!(v, 8, "{name}");
     }
 }

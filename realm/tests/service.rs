@@ -332,7 +332,8 @@ fn a_schema_newer_than_this_build_is_refused_and_an_old_one_migrates() {
     // migrates it, with the sector of A-CA1, 10 boards a side, and keeps the rest.
     let db = rusqlite::Connection::open(&path).unwrap();
     db.execute_batch(
-        "ALTER TABLE realm_meta DROP COLUMN rejoin_keeps_vault; ALTER TABLE realm_meta DROP COLUMN join_ground; \
+        "DROP TABLE takeovers; \
+         ALTER TABLE realm_meta DROP COLUMN rejoin_keeps_vault; ALTER TABLE realm_meta DROP COLUMN join_ground; \
          DROP TABLE round_parts; DROP TABLE round_plans; ALTER TABLE realm_meta DROP COLUMN resolving; \
          DROP TABLE transfers; DROP TABLE donations; DROP TABLE mayor_vault; DROP TABLE mayors; \
          DROP TABLE roads; DROP TABLE cities; ALTER TABLE realm_meta DROP COLUMN sector_boards; \
@@ -365,6 +366,7 @@ fn a_realm_of_schema_version_5_migrates_and_goes_on_joining_on_the_ground() {
         s.join("alice").unwrap();
         drop(s);
         let mut db = open(false).unwrap();
+        poke_sql(db.as_mut(), "DROP TABLE takeovers");
         poke_sql(db.as_mut(), "ALTER TABLE realm_meta DROP COLUMN rejoin_keeps_vault");
         poke_sql(db.as_mut(), "ALTER TABLE realm_meta DROP COLUMN join_ground");
         poke_sql(db.as_mut(), "UPDATE schema_version SET version = 5");
@@ -381,7 +383,7 @@ fn a_realm_of_schema_version_5_migrates_and_goes_on_joining_on_the_ground() {
         let mut tx = db.begin(varia_realm::db::Mode::Read).unwrap();
         let v = tx.query("SELECT version FROM schema_version", &[]).unwrap()[0][0].int().unwrap();
         assert_eq!(v, varia_realm::store::SCHEMA_VERSION, "{name}");
-        assert_eq!(v, 7, "{name}");
+        assert_eq!(v, 8, "{name}");
     }
 }
 
