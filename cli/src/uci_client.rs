@@ -237,7 +237,9 @@ pub fn find(game: &Game, text: &str) -> Result<Action, String> {
     let found: Vec<Action> = game
         .legal_actions()
         .into_iter()
-        .filter(|a| a.from == w.from && a.to == w.to && a.promotion == w.promotion)
+        // A move written without a promotion names the unpromoted one (`e7e8` is not
+        // `e7e8q`; shogi's `a6a7` stays unpromoted, `a6a7+` promotes).
+        .filter(|a| w.names(a) && (w.promotion.is_some() || w.plus || a.promotion.is_none()))
         .filter(|a| w.landing.is_none() || a.landing == w.landing)
         .collect();
     match found.as_slice() {
@@ -257,6 +259,34 @@ pub fn find(game: &Game, text: &str) -> Result<Action, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Moves as Fairy-Stockfish writes them, each matched to the one legal action it names.
+    #[test]
+    fn finds_fairy_stockfish_texts() {
+        let game = |v: &str, fen: &str| Game::from_fen(varia::Variant::load(v).unwrap(), fen).unwrap();
+        let found = |g: &Game, t: &str| find(g, t).map(|a| g.format(&a));
+        // Minishogi: a pawn on the last rank must promote, written `+` (FEN `+P`).
+        let g = game("minishogi", "1bsgk/P3p/5/5/KGSBR[] w - - 0 1");
+        assert_eq!(found(&g, "a4a5+").unwrap(), "a4-a5=T");
+        assert!(found(&g, "a4a5").unwrap_err().contains("is not a legal move"));
+        // Shogi: into the zone the promotion is optional; without `+` the pawn stays.
+        let g = game("shogi", "lnsgkgsnl/1r5b1/1pppppppp/P8/9/9/1PPPPPPPP/1B5R1/LNSGKGSNL[] w - - 0 1");
+        let plain = found(&g, "a6a7").unwrap();
+        let promoted = found(&g, "a6a7+").unwrap();
+        assert_eq!(plain, "a6-a7");
+        assert!(promoted.starts_with("a6-a7="), "{promoted}");
+        // Seirawan: a gating is the entering kind's letter; without it nothing enters.
+        let g = game("seirawan", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQK2R[EHeh] w KQABCDEHkqabcdefgh - 0 1");
+        assert_eq!(found(&g, "b1c3h").unwrap(), "b1-c3/H");
+        assert_eq!(found(&g, "b1c3").unwrap(), "b1-c3");
+        assert_eq!(found(&g, "h1e1e").unwrap(), "e1-g1/Eh1");
+        assert_eq!(found(&g, "e1g1e").unwrap(), "e1-g1/E");
+        assert_eq!(found(&g, "e1g1").unwrap(), "e1-g1");
+        // Standard: `e7e8` names no promotion, so it is not a move; `e7e8q` is.
+        let g = game("standard", "8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
+        assert!(found(&g, "e7e8").is_err());
+        assert_eq!(found(&g, "e7e8q").unwrap(), "e7-e8=Q");
+    }
 
     #[test]
     fn combo_lists_its_values() {

@@ -211,21 +211,10 @@ impl Drop for Fsf {
     }
 }
 
-/// An action of ours as FSF writes it: `e7-e8=Q` → `e7e8q`, `b3-b10` → `b3b10`.
+/// An action of ours as FSF writes it (long algebraic): `e7-e8=Q` → `e7e8q`, `b3-b10` →
+/// `b3b10`, shogi's `a4-a5=T` → `a4a5+`, a gating `b1-c3/H` → `b1c3h`.
 fn fsf_text(g: &Game, a: &Action) -> String {
-    if a.gate.is_some() {
-        return varia::notation::lan::format(g.variant(), a);
-    }
-    let t = g.format(a);
-    let (m, promo) = match t.split_once('=') {
-        // A kind FEN writes `+X` (shogi's promoted pieces): FSF writes the promotion `+`.
-        Some((m, _)) if a.promotion.is_some_and(|k| g.variant().kind(k).fen_plus.is_some()) => {
-            (m.to_string(), "+".to_string())
-        }
-        Some((m, p)) => (m.to_string(), p.to_ascii_lowercase()),
-        None => (t.clone(), String::new()),
-    };
-    format!("{}{promo}", m.replace(['-', 'x'], ""))
+    varia::notation::lan::format(g.variant(), a)
 }
 
 /// Our divide, keyed by FSF's move text.

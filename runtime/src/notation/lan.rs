@@ -5,6 +5,10 @@
 //!
 //! A drop is written as UCI writes drops: `P@e4` (the upper-case letter).
 //!
+//! A promotion to a kind that FEN writes `+X` (shogi's promoted pieces, `fen_plus`) is
+//! written `+` after the move, as Fairy-Stockfish writes it (`a4a5+`); the move without
+//! it stays unpromoted where promotion is optional (`a4a5`).
+//!
 //! A gating is written as Fairy-Stockfish writes it: the entering kind's letter in lower
 //! case after the move (`b1c3h`, `e1g1h` on the king's square), and a castling that
 //! gates on its rook's square from the rook's square to the king's (`h1e1h`).
@@ -32,7 +36,8 @@ pub fn format(v: &Variant, a: &Action) -> String {
     }
     let mut s = format!("{}{}", v.square_name(a.from), v.square_name(a.to));
     if let Some(p) = a.promotion {
-        s.push(v.kind(p).letter.to_ascii_lowercase());
+        let k = v.kind(p);
+        s.push(if k.fen_plus.is_some() { '+' } else { k.letter.to_ascii_lowercase() });
     }
     if let Some(l) = a.landing {
         s.push('@');
@@ -49,6 +54,11 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
     if let Some(d) = super::parse_drop(v, t) {
         return d;
     }
+    // `a4a5+`: a promotion to the kind FEN writes `+X`.
+    let (t, plus) = match t.strip_suffix('+') {
+        Some(body) => (body, true),
+        None => (t, false),
+    };
     let (t, returned) = match t.rsplit_once('+') {
         Some((body, x)) => {
             let mut cs = x.chars();
@@ -85,7 +95,13 @@ pub fn parse(v: &Variant, text: &str) -> Result<Written, NotationError> {
     } else {
         None
     };
-    Ok(Written { promotion, returned, landing, either: gating, rook_gate, ..Written::new(from, to) })
+    if plus && !v.kinds.iter().any(|k| k.fen_plus.is_some()) {
+        return Err(err(format!("`+` is a promotion to a piece FEN writes `+X`, and {} has none", v.name)));
+    }
+    if plus && promotion.is_some() {
+        return Err(err(format!("`{rest}+` names a promotion twice: write `+` or one piece letter {expected}")));
+    }
+    Ok(Written { promotion, returned, landing, either: gating, rook_gate, plus, ..Written::new(from, to) })
 }
 
 #[cfg(test)]
@@ -108,6 +124,24 @@ mod tests {
     }
 
     #[test]
+    fn plus_promotions_as_fairy_stockfish_writes_them() {
+        let v = Variant::load("minishogi").unwrap();
+        let sq = |s: &str| v.geometry.parse(s).unwrap();
+        let t = v.kinds.iter().position(|k| k.letter == 'T').map(|i| crate::piece::KindId(i as u8)).unwrap();
+        let a = Action::new(sq("a4"), sq("a5"), ActionKind::Normal).promoting(t);
+        assert_eq!(format(&v, &a), "a4a5+");
+        let w = parse(&v, "a4a5+").unwrap();
+        assert!(w.plus && w.promotion.is_none() && w.names(&a));
+        let stay = Action::new(sq("a4"), sq("a5"), ActionKind::Normal);
+        assert_eq!(format(&v, &stay), "a4a5");
+        assert!(!w.names(&stay));
+        assert_eq!(
+            parse(&v, "a4a5t+").unwrap_err().to_string(),
+            "`a4a5t+` is not a move: `t+` names a promotion twice: write `+` or one piece letter (expected a move like e2e4 or e7e8q)"
+        );
+    }
+
+    #[test]
     fn bad_moves_say_why() {
         let std = Variant::load("standard").unwrap();
         let why = |t: &str| parse(&std, t).unwrap_err().to_string();
@@ -116,6 +150,10 @@ mod tests {
         assert_eq!(
             why("e7e8qq"),
             "`e7e8qq` is not a move: `qq` after the squares should be one piece letter (expected a move like e2e4 or e7e8q)"
+        );
+        assert_eq!(
+            why("e2e4+"),
+            "`e2e4+` is not a move: `+` is a promotion to a piece FEN writes `+X`, and standard has none"
         );
         assert!(why("e2e9").starts_with("`e2e9` is not a move: "), "{}", why("e2e9"));
         assert!(why("").starts_with("`` is not a move: "));

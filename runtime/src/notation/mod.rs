@@ -44,6 +44,9 @@ pub struct Written {
     /// the king's, gating on the rook's (`h1e1h`), as Fairy-Stockfish writes them.
     pub either: bool,
     pub rook_gate: Option<(Square, Square)>,
+    /// Long algebraic `a4a5+`: a promotion to a kind FEN writes `+X` (shogi's promoted
+    /// pieces), whichever it is (a piece has at most one such kind to promote to).
+    pub plus: bool,
 }
 
 impl Written {
@@ -59,10 +62,12 @@ impl Written {
             gate: None,
             either: false,
             rook_gate: None,
+            plus: false,
         }
     }
 
-    /// Whether `a` is the action this text names (a promotion left out matches any).
+    /// Whether `a` is the action this text names (a promotion left out matches any; `+`
+    /// matches a promotion).
     pub fn names(&self, a: &Action) -> bool {
         if let (Some((kf, kt)), Some(g), Some(k)) = (self.rook_gate, a.gate, self.promotion)
             && a.from == kf
@@ -81,6 +86,9 @@ impl Written {
         {
             return (a.gate.is_none() && a.promotion == Some(k))
                 || (a.promotion.is_none() && a.gate.is_some_and(|g| !g.rook() && g.kind() == k));
+        }
+        if self.plus {
+            return a.gate == self.gate && a.promotion.is_some();
         }
         a.gate == self.gate && (self.promotion.is_none() || a.promotion == self.promotion)
     }
