@@ -207,16 +207,7 @@ fn the_level_can_change_between_moves() {
 fn a_node_budget_stops_deepening_but_a_move_is_always_found() {
     let g = Game::new(standard());
     let config = AiConfig::from_variant(g.variant()).unwrap();
-    let level = Level {
-        depth: 30,
-        time_ms: 0,
-        noise: 0,
-        quiescence: true,
-        nodes: 2_000,
-        reductions: false,
-        null_move: false,
-        deepen: false,
-    };
+    let level = Level { depth: 30, time_ms: 0, noise: 0, quiescence: true, nodes: 2_000, ..Level::default() };
     let r = g.search(&config, &level, 0, Clock::Off).unwrap();
     assert!(r.stopped);
     assert!(r.depth < 30 && r.depth >= 1, "{}", r.depth);
@@ -325,7 +316,11 @@ fn ai_keys_override_the_defaults() {
             nodes: 0,
             reductions: false,
             null_move: false,
-            deepen: false
+            deepen: false,
+            futility: 0,
+            late_move_pruning: false,
+            see: false,
+            iir: false,
         }
     );
     let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
@@ -340,14 +335,14 @@ fn ai_problems_are_located_with_suggestions() {
     assert_eq!(
         problems("[ai]\nmobilty = 3\n"),
         [
-            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, levels"
+            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, levels"
         ]
     );
     assert_eq!(
         problems("[ai.levels.master]\ndepth = \"five\"\nquiesence = true\n"),
         [
             "variant.toml:3:9: `ai.levels.master.depth` must be a whole number, not the text \"five\"",
-            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen",
+            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir",
         ]
     );
     assert_eq!(
@@ -441,16 +436,7 @@ fn late_move_reductions_reach_the_same_depth_on_fewer_nodes_and_keep_tactics() {
     // make the tree smaller; both searches finish the depth.
     let g = Game::new(standard());
     let config = AiConfig::default();
-    let plain = Level {
-        depth: 5,
-        time_ms: 0,
-        noise: 0,
-        quiescence: true,
-        nodes: 0,
-        reductions: false,
-        null_move: false,
-        deepen: false,
-    };
+    let plain = Level { depth: 5, time_ms: 0, noise: 0, quiescence: true, nodes: 0, ..Level::default() };
     let reduced = Level { reductions: true, ..plain };
     let a = g.search(&config, &plain, 0, Clock::Off).unwrap();
     let b = g.search(&config, &reduced, 0, Clock::Off).unwrap();
@@ -470,7 +456,7 @@ fn late_move_reductions_reach_the_same_depth_on_fewer_nodes_and_keep_tactics() {
 
 /// A level with every switch given: depth `depth`, quiescence, reductions, no clock.
 fn plain(depth: u32, null_move: bool) -> Level {
-    Level { depth, time_ms: 0, noise: 0, quiescence: true, nodes: 0, reductions: true, null_move, deepen: false }
+    Level { depth, quiescence: true, reductions: true, null_move, ..Level::default() }
 }
 
 #[test]
@@ -564,4 +550,195 @@ fn a_passed_pawn_is_worth_more() {
     let black_blocked = eval("4k3/8/8/8/3p4/8/4P3/4K3 b - - 0 1");
     let black_passed = eval("4k3/8/8/8/3p4/8/7P/4K3 b - - 0 1");
     assert_eq!(black_passed - black_blocked, 28);
+}
+
+/// Crazyhouse after 1.e4 d5 2.exd5 Qxd5: both sides hold a pawn, so drops are legal
+/// everywhere.
+fn crazyhouse_after_exd5_qxd5() -> Game {
+    let mut g = Game::new(Variant::load("crazyhouse").unwrap());
+    for m in ["e2-e4", "d7-d5", "e4-d5", "d8-d5"] {
+        g.play(m).unwrap();
+    }
+    g
+}
+
+#[test]
+fn quiescence_follows_captures_not_drops() {
+    // A drop names the kind it drops where a promotion names its new kind: quiescence
+    // once took every drop for a promotion and followed them all, and a depth-1 search
+    // here visited 124,596 nodes (novice self-play in crazyhouse seemed to hang). Depth 1
+    // is the 30-odd root actions, each followed by captures only: a few hundred nodes.
+    let g = crazyhouse_after_exd5_qxd5();
+    let config = AiConfig::from_variant(g.variant()).unwrap();
+    for name in ["novice", "veteran", "master"] {
+        let level = Level { depth: 1, ..*config.level(name).unwrap() };
+        let r = g.search(&config, &level, 0, Clock::Off).unwrap();
+        assert_eq!((r.depth, r.stopped), (1, false), "{name}");
+        assert!(r.nodes < 1_000, "{name}: depth 1 visited {} nodes", r.nodes);
+        assert!(g.legal_actions().contains(&r.action));
+    }
+    // The novice's own depth (2) stays small too.
+    let r = best(&g, "novice", 0);
+    assert!(r.nodes < 20_000, "novice visited {} nodes", r.nodes);
+}
+
+#[test]
+fn a_novice_crazyhouse_game_ends_on_a_bounded_search() {
+    // Self-play as `varia selfplay crazyhouse --ai novice` plays it: every move a novice
+    // search without a clock. The game ends (or reaches the cap) and no search is large.
+    let mut g = Game::new(Variant::load("crazyhouse").unwrap());
+    let config = AiConfig::from_variant(g.variant()).unwrap();
+    let novice = *config.level("novice").unwrap();
+    let (mut plies, mut most) = (0u32, 0u64);
+    while g.outcome().is_none() && plies < 200 {
+        let r = g.search(&config, &novice, plies as u64, Clock::Off).unwrap();
+        most = most.max(r.nodes);
+        g.apply(r.action).unwrap();
+        plies += 1;
+    }
+    assert!(plies <= 200);
+    assert!(most < 60_000, "the largest novice search visited {most} nodes");
+}
+
+#[test]
+fn static_exchange_counts_recaptures() {
+    let see = |fen: &str, m: &str| {
+        let g = game(fen);
+        g.static_exchange(g.parse_action(m).unwrap()).unwrap()
+    };
+    // Rxe5 on an undefended knight wins it: 320.
+    assert_eq!(see("4k3/8/8/4n3/8/8/8/4RK2 w - - 0 1", "e1-e5"), Some(320));
+    // Defended by a pawn: Rxe5 dxe5 loses the rook for the knight: 320 − 500.
+    assert_eq!(see("4k3/8/3p4/4n3/8/8/8/4RK2 w - - 0 1", "e1-e5"), Some(-180));
+    // Defended by a rook, attacked by two (the second behind the first): Rxe5 Rxe5 Rxe5
+    // wins the knight: 320 − 500 + 500.
+    assert_eq!(see("4r1k1/8/8/4n3/8/8/4R3/4RK2 w - - 0 1", "e2-e5"), Some(320));
+    // The king takes back only where nothing else attacks: Qxe7 Kxe7 loses the queen for
+    // a pawn (100 − 900); with a rook behind the queen the king may not take back.
+    assert_eq!(see("4k3/4p3/8/8/8/8/4Q3/5K2 w - - 0 1", "e2-e7"), Some(-800));
+    assert_eq!(see("4k3/4p3/8/8/8/8/4Q3/4RK2 w - - 0 1", "e2-e7"), Some(100));
+    // A quiet move or a drop is no exchange.
+    assert_eq!(see("4k3/8/8/4n3/8/8/8/4RK2 w - - 0 1", "e1-e2"), None);
+}
+
+/// The static evaluation of `fen` in standard chess with `weight` set to `value`.
+fn eval_with(fen: &str, weight: &str, value: i32) -> i32 {
+    let v = Variant::load_with("standard", &[format!("ai.{weight}={value}").parse().unwrap()]).unwrap();
+    Game::from_fen(v, fen).unwrap().evaluate().unwrap()
+}
+
+/// How much the term `weight` (at its default) adds to the evaluation of `fen`.
+fn term(fen: &str, weight: &str) -> i32 {
+    game(fen).evaluate().unwrap() - eval_with(fen, weight, 0)
+}
+
+#[test]
+fn the_bishop_pair_counts_once_per_side() {
+    // Bishops on c1 (dark) and f1 (light): the pair, 30.
+    assert_eq!(term("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1", "pair"), 30);
+    // Both on dark squares (c1, e3): no pair.
+    assert_eq!(term("4k3/8/8/8/8/4B3/8/2B1K3 w - - 0 1", "pair"), 0);
+    // Both sides have it: it cancels; for black to move, black's own pair counts for it.
+    assert_eq!(term("2b1kb2/8/8/8/8/8/8/2B1KB2 w - - 0 1", "pair"), 0);
+    assert_eq!(term("2b1kb2/8/8/8/8/8/8/4K3 b - - 0 1", "pair"), 30);
+    // The weight scales it.
+    let fen = "4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1";
+    assert_eq!(eval_with(fen, "pair", 50) - eval_with(fen, "pair", 0), 50);
+}
+
+#[test]
+fn a_rook_on_an_open_file_gains() {
+    // Rook c1, no pawn on the c-file: open, 20. (The pawns are on a2 and h7.)
+    assert_eq!(term("4k3/7p/8/8/8/8/P7/2R1K3 w - - 0 1", "open_file"), 20);
+    // Rook a1 behind its own a2 pawn: closed, 0.
+    assert_eq!(term("4k3/7p/8/8/8/8/P7/R3K3 w - - 0 1", "open_file"), 0);
+    // Rook h1 with only black's h7 pawn on the file: half-open, 10.
+    assert_eq!(term("4k3/7p/8/8/8/8/P7/4K2R w - - 0 1", "open_file"), 10);
+    // A queen slides along files too: on d1, open, 20 (and black's rook on e8 as well,
+    // which cancels it: both on open files).
+    assert_eq!(term("4k3/7p/8/8/8/8/P7/3QK3 w - - 0 1", "open_file"), 20);
+    assert_eq!(term("4r1k1/7p/8/8/8/8/P7/3QK3 w - - 0 1", "open_file"), 0);
+}
+
+#[test]
+fn doubled_and_isolated_pawns_cost() {
+    // White pawns e2 and e3: one doubled (−12), both isolated (−2 × 10).
+    let fen = "4k3/8/8/8/8/4P3/4P3/4K3 w - - 0 1";
+    assert_eq!(term(fen, "doubled"), -12);
+    assert_eq!(term(fen, "isolated"), -20);
+    // Pawns d2 and e2 support each other: neither term.
+    let fen = "4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1";
+    assert_eq!((term(fen, "doubled"), term(fen, "isolated")), (0, 0));
+    // Black's tripled h-pawns, isolated, with white's a2 pawn isolated too, black to
+    // move: black pays 2 × 12 doubled; isolated 3 × 10 for black against 10 for white.
+    let fen = "4k3/7p/7p/7p/8/8/P7/4K3 b - - 0 1";
+    assert_eq!(term(fen, "doubled"), -24);
+    assert_eq!(term(fen, "isolated"), -20);
+}
+
+#[test]
+fn pieces_near_the_enemy_king_count_in_the_middlegame() {
+    // After 1.e4 e5 2.Qh5 (white to move again, all the material on the board, so the
+    // game phase is the opening's): the queen reaches f7, a square next to black's
+    // king; nothing else reaches either king's zone. 4 per square: +4.
+    let fen = "rnbqkbnr/pppp1ppp/8/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR w KQkq - 2 3";
+    assert_eq!(term(fen, "king_attack"), 4);
+    // From the start nothing reaches a king's zone.
+    assert_eq!(term("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "king_attack"), 0);
+    // The weight scales it: 10 per square.
+    assert_eq!(eval_with(fen, "king_attack", 10) - eval_with(fen, "king_attack", 0), 10);
+}
+
+/// Master's pruning switched off: the search of the previous master (reductions and
+/// null move only).
+fn unpruned(l: Level) -> Level {
+    Level { futility: 0, late_move_pruning: false, see: false, iir: false, ..l }
+}
+
+#[test]
+fn pruning_shrinks_fixed_depth_trees_and_keeps_tactics() {
+    let config = AiConfig::default();
+    let master = Level { depth: 6, deepen: false, ..*config.level("master").unwrap() };
+    let italian = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    for g in [Game::new(standard()), game(italian)] {
+        let a = g.search(&config, &unpruned(master), 0, Clock::Off).unwrap();
+        let b = g.search(&config, &master, 0, Clock::Off).unwrap();
+        assert_eq!((a.depth, b.depth, a.stopped, b.stopped), (6, 6, false, false));
+        assert!(b.nodes * 2 < a.nodes, "pruned {} vs unpruned {}", b.nodes, a.nodes);
+        assert!(g.legal_actions().contains(&b.action));
+        assert_eq!(g.search(&config, &master, 0, Clock::Off).unwrap(), b);
+    }
+    // Mates and the hanging queen are still found.
+    let g = game(MATE_IN_2);
+    let r = g.search(&config, &master, 0, Clock::Off).unwrap();
+    assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)));
+    let g = game(MATE_IN_1);
+    assert_eq!(text(&g, &g.search(&config, &master, 0, Clock::Off).unwrap()), "a1-a8");
+    let g = game(HANGING_QUEEN);
+    assert_eq!(text(&g, &g.search(&config, &master, 0, Clock::Off).unwrap()), "f3-h4");
+    // Master has them; the others not; TOML sets them.
+    let on: Vec<(i32, bool, bool, bool)> =
+        config.levels.iter().map(|(_, l)| (l.futility, l.late_move_pruning, l.see, l.iir)).collect();
+    assert_eq!(on, [(0, false, false, false), (0, false, false, false), (100, true, true, true)]);
+    let v =
+        load(&folder("[ai.levels.veteran]\nfutility = 150\nlate_move_pruning = true\nsee = true\niir = true\n", None));
+    let l = *AiConfig::from_variant(&v).unwrap().level("veteran").unwrap();
+    assert_eq!((l.futility, l.late_move_pruning, l.see, l.iir), (150, true, true, true));
+}
+
+#[test]
+fn pieces_in_hand_are_worth_their_value() {
+    // Crazyhouse: a captured piece goes to the captor's hand, where it is still worth
+    // its value (once it counted nothing, so a drop looked like winning material).
+    // White holds a queen, black a pawn: 900 − 100 = 800 for white.
+    let eval = |fen: &str, hand: i32| {
+        let v = Variant::load_with("crazyhouse", &[format!("ai.hand={hand}").parse().unwrap()]).unwrap();
+        Game::from_fen(v, fen).unwrap().evaluate().unwrap()
+    };
+    let fen = "4k3/8/8/8/8/8/8/4K3[Qp] w - - 0 1";
+    assert_eq!(eval(fen, 100) - eval(fen, 0), 800);
+    assert_eq!(eval(fen, 50) - eval(fen, 0), 400);
+    // For black to move, the same holding counts against it.
+    let fen = "4k3/8/8/8/8/8/8/4K3[Qp] b - - 0 1";
+    assert_eq!(eval(fen, 100) - eval(fen, 0), -800);
 }

@@ -73,6 +73,17 @@ impl Game {
         Ok(self.core.evaluate(&Evaluator::new(&self.variant, &config.weights)))
     }
 
+    /// The static exchange evaluation of the capture `action` for the side to move, in
+    /// centipawns of the pieces' values: what it wins (or loses, below 0) when both sides
+    /// recapture on its square with their least valuable attackers while that pays. None
+    /// for an action that captures nothing by moving there (drops, castling, en passant,
+    /// shots) and in variants where a capture is not a plain exchange (hit points,
+    /// explosions).
+    pub fn static_exchange(&self, action: crate::action::Action) -> Result<Option<i32>, AiError> {
+        let config = AiConfig::from_variant(&self.variant).map_err(AiError::Config)?;
+        Ok(self.core.static_exchange(&Evaluator::new(&self.variant, &config.weights), action))
+    }
+
     /// The static evaluation of a position of this game, for the slow back end.
     pub(crate) fn evaluate_for_ai(&self, ev: &Evaluator) -> i32 {
         self.core.evaluate(ev)

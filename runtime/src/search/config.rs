@@ -11,6 +11,13 @@
 //! king_centre = 5       # royal pieces: centralisation in the endgame, shelter at the edge before
 //! tempo = 10            # centipawns for the side to move
 //! passed = 80           # centipawns for a passed `progress` piece one step from its zone
+//! pair = 30             # colour-bound pieces (bishops) on both colours
+//! open_file = 20        # per file slider (rook, queen) on a file without `progress` pieces
+//!                       # (half with only enemy ones)
+//! doubled = 12          # penalty per `progress` piece beyond the first on a file
+//! isolated = 10         # penalty per `progress` piece without own ones on the files beside
+//! king_attack = 4       # per square of the enemy royal zone a piece reaches (middlegame)
+//! hand = 100            # percent of its value a piece in hand is worth (with a reserve)
 //!
 //! [ai.levels.master]    # novice, veteran and master exist by default; any name may be added
 //! depth = 5             # plies of full-width search
@@ -22,6 +29,10 @@
 //! deepen = true         # given a time (movetime, a game clock): deepen past `depth` until
 //!                       # it is spent (master's default; the others keep `depth` as a cap)
 //! nodes = 0             # a node budget (0 = none): like time, but reproducible
+//! futility = 100        # futility margin, centipawns per ply left (0 = off; master 100)
+//! late_move_pruning = true  # skip late quiet actions near the frontier (master's default)
+//! see = true            # static exchange evaluation orders and prunes captures (master's)
+//! iir = true            # internal iterative reduction without a table move (master's)
 //! ```
 //!
 //! `depth` is the cap whenever no time is given from outside (`--no-clock`, UCI
@@ -76,6 +87,24 @@ pub struct Weights {
     /// or the files beside it) on the square before its promotion zone; it grows with
     /// the square of the distance covered like `advance`, half of it in the middlegame.
     pub passed: i32,
+    /// For a side with colour-bound pieces (kinds whose every move keeps the square's
+    /// colour, like bishops) on both colours: the bishop pair.
+    pub pair: i32,
+    /// Per file-sliding piece (a kind that slides without limit along files, like a rook
+    /// or a queen) on a file without `progress` pieces; half of it on a file with only
+    /// enemy ones.
+    pub open_file: i32,
+    /// A penalty per `progress` piece beyond the first of its side on a file.
+    pub doubled: i32,
+    /// A penalty per `progress` piece with none of its side's on the files beside it.
+    pub isolated: i32,
+    /// Per square of the enemy royal piece's zone (its square and those next to it) that
+    /// a non-royal, non-`progress` piece reaches, summed over the pieces; in the
+    /// middlegame (scaled by the game phase like `king_shelter`).
+    pub king_attack: i32,
+    /// Percent of each piece's `value` (times `material`) that a piece in hand is worth
+    /// (with a two-sided `[reserve]`: crazyhouse, shogi).
+    pub hand: i32,
 }
 
 impl Default for Weights {
@@ -93,6 +122,12 @@ impl Default for Weights {
             stacks: 12,
             guarded: 6,
             passed: 80,
+            pair: 30,
+            open_file: 20,
+            doubled: 12,
+            isolated: 10,
+            king_attack: 4,
+            hand: 100,
         }
     }
 }
@@ -127,6 +162,24 @@ pub struct Level {
     /// Given a time from outside ([`Level::given_time`]), deepen past `depth` until it is
     /// spent.
     pub deepen: bool,
+    /// Futility margin in centipawns per ply left (0 = off): within 3 plies of the
+    /// frontier, off the principal variation and out of check, a node whose static
+    /// evaluation beats beta by the margin times the plies left is cut, and where it
+    /// falls that far below alpha its quiet actions that give no check are skipped.
+    pub futility: i32,
+    /// Late move pruning: within 4 plies of the frontier, off the principal variation and
+    /// out of check, only the first `3 + depth²` actions are tried; later quiet ones
+    /// (below the killers in the order) are skipped.
+    pub late_move_pruning: bool,
+    /// Static exchange evaluation: captures that lose material when both sides recapture
+    /// with their least valuable pieces are tried after the killers, skipped by
+    /// quiescence, and skipped near the frontier when they lose more than a pawn a ply.
+    /// Where the back end cannot tell (hit points, explosions, the slow back end), captures
+    /// keep the plain victim-then-attacker order.
+    pub see: bool,
+    /// Internal iterative reduction: a node of depth 4 or more for which the transposition
+    /// table has no action is searched a ply shallower.
+    pub iir: bool,
 }
 
 impl Level {
@@ -156,7 +209,19 @@ pub fn default_levels() -> Vec<(String, Level)> {
     vec![
         ("novice".to_string(), l(2, 1000, 40, true)),
         ("veteran".to_string(), l(3, 4000, 0, true)),
-        ("master".to_string(), Level { reductions: true, null_move: true, deepen: true, ..l(5, 8000, 0, true) }),
+        (
+            "master".to_string(),
+            Level {
+                reductions: true,
+                null_move: true,
+                deepen: true,
+                futility: 100,
+                late_move_pruning: true,
+                see: true,
+                iir: true,
+                ..l(5, 8000, 0, true)
+            },
+        ),
     ]
 }
 
@@ -166,7 +231,7 @@ impl Default for AiConfig {
     }
 }
 
-const WEIGHT_KEYS: [&str; 12] = [
+const WEIGHT_KEYS: [&str; 18] = [
     "material",
     "mobility",
     "centre",
@@ -179,8 +244,27 @@ const WEIGHT_KEYS: [&str; 12] = [
     "stacks",
     "guarded",
     "passed",
+    "pair",
+    "open_file",
+    "doubled",
+    "isolated",
+    "king_attack",
+    "hand",
 ];
-const LEVEL_KEYS: [&str; 8] = ["depth", "time_ms", "noise", "quiescence", "nodes", "reductions", "null_move", "deepen"];
+const LEVEL_KEYS: [&str; 12] = [
+    "depth",
+    "time_ms",
+    "noise",
+    "quiescence",
+    "nodes",
+    "reductions",
+    "null_move",
+    "deepen",
+    "futility",
+    "late_move_pruning",
+    "see",
+    "iir",
+];
 
 impl AiConfig {
     /// The variant's `[ai]` table, checked. Problems name the file, line and column of
@@ -258,6 +342,12 @@ impl Cx<'_> {
                 "stacks" => &mut w.stacks,
                 "guarded" => &mut w.guarded,
                 "passed" => &mut w.passed,
+                "pair" => &mut w.pair,
+                "open_file" => &mut w.open_file,
+                "doubled" => &mut w.doubled,
+                "isolated" => &mut w.isolated,
+                "king_attack" => &mut w.king_attack,
+                "hand" => &mut w.hand,
                 "levels" => {
                     self.levels(value, &mut c.levels);
                     continue;
@@ -327,21 +417,31 @@ impl Cx<'_> {
                             level.nodes = n as u64;
                         }
                     }
-                    "quiescence" | "reductions" | "null_move" | "deepen" => match value {
-                        toml::Value::Boolean(b) => {
-                            *match key.as_str() {
-                                "quiescence" => &mut level.quiescence,
-                                "reductions" => &mut level.reductions,
-                                "null_move" => &mut level.null_move,
-                                _ => &mut level.deepen,
-                            } = *b
+                    "futility" => {
+                        if let Some(n) = self.int(&p, value, 0, 10_000) {
+                            level.futility = n as i32;
                         }
-                        other => self.problem(
-                            &p,
-                            false,
-                            format!("`ai.levels.{name}.{key}` must be true or false, not {}", describe(other)),
-                        ),
-                    },
+                    }
+                    "quiescence" | "reductions" | "null_move" | "deepen" | "late_move_pruning" | "see" | "iir" => {
+                        match value {
+                            toml::Value::Boolean(b) => {
+                                *match key.as_str() {
+                                    "quiescence" => &mut level.quiescence,
+                                    "reductions" => &mut level.reductions,
+                                    "null_move" => &mut level.null_move,
+                                    "late_move_pruning" => &mut level.late_move_pruning,
+                                    "see" => &mut level.see,
+                                    "iir" => &mut level.iir,
+                                    _ => &mut level.deepen,
+                                } = *b
+                            }
+                            other => self.problem(
+                                &p,
+                                false,
+                                format!("`ai.levels.{name}.{key}` must be true or false, not {}", describe(other)),
+                            ),
+                        }
+                    }
                     other => self.problem(
                         &p,
                         true,

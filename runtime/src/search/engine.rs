@@ -34,6 +34,16 @@ const ASPIRATION: i32 = 40;
 /// The most plies quiescence follows past the depth. Captures end in chess, but where
 /// an attack may only damage its target (hit points), exchanges could go on and on.
 const MAX_QUIESCENCE: usize = 10;
+/// Quiescence searches every evasion from a check only this many plies past the depth.
+const QUIESCENCE_EVASIONS: usize = 4;
+/// Futility pruning (both ways) and SEE pruning of captures work this near the frontier.
+const FUTILITY_DEPTH: i32 = 3;
+/// Late move pruning works this near the frontier.
+const LMP_DEPTH: i32 = 4;
+/// Internal iterative reduction works from this depth.
+const IIR_DEPTH: i32 = 4;
+/// Captures losing more than this per ply left (by SEE) are pruned near the frontier.
+const SEE_MARGIN: i32 = 100;
 
 /// A position the search can walk: the back ends implement it.
 pub(crate) trait Node {
@@ -70,6 +80,13 @@ pub(crate) trait Node {
     fn captures(&self, a: Action) -> Option<i32>;
     /// The value of the piece that plays `a`.
     fn mover_value(&self, a: Action) -> i32;
+    /// The static exchange value of the capture `a`: what the mover expects to gain
+    /// when both sides recapture on its square with their least valuable attackers, as
+    /// long as that pays. None where the back end cannot tell (its default, and actions
+    /// or rules whose exchanges the square sets do not show).
+    fn see(&self, _a: Action) -> Option<i32> {
+        None
+    }
     /// The value of a kind (for promotions).
     fn kind_value(&self, kind: usize) -> i32;
     /// The number of pieces on the board.
@@ -108,6 +125,8 @@ struct Search<'a, N: Node> {
     pv: Vec<Vec<Action>>,
     /// Whether the action that led to each ply was a null move (no two in a row).
     null: Vec<bool>,
+    /// `[depth][move number]`: the late move reduction, `a + ln(depth)·ln(number)/b`.
+    lmr: Vec<[u8; 64]>,
     nodes: u64,
     seldepth: usize,
     /// Whether limits may stop the search (never before depth 1 is complete).
@@ -144,6 +163,31 @@ fn from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
+/// Late move reductions, logarithmic in the depth and in the action's number in the
+/// order: `LMR_BASE + ln(depth)·ln(number)/LMR_DIVISOR` plies (rounded down).
+const LMR_BASE: f64 = 0.75;
+const LMR_DIVISOR: f64 = 2.25;
+
+fn lmr_table() -> Vec<[u8; 64]> {
+    (0..64)
+        .map(|d| {
+            std::array::from_fn(|m| {
+                if d == 0 || m == 0 {
+                    0
+                } else {
+                    (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR).floor().max(0.0) as u8
+                }
+            })
+        })
+        .collect()
+}
+
+/// Whether `a` promotes (a drop names the kind it drops in the same field: not a promotion).
+#[inline]
+fn promotes(a: Action) -> bool {
+    a.promotion.is_some() && a.kind != ActionKind::Drop
+}
+
 /// Searches the position `node` stands on. None if the side to move has no action.
 pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table) -> Option<SearchResult> {
     tt.new_search();
@@ -158,6 +202,7 @@ pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table) -> Option<Se
         scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         pv: (0..=MAX_PLY + 1).map(|_| Vec::new()).collect(),
         null: vec![false; MAX_PLY + 2],
+        lmr: lmr_table(),
         nodes: 0,
         seldepth: 0,
         can_stop: false,
@@ -378,11 +423,16 @@ impl<N: Node> Search<'_, N> {
         if tt_move.is_some_and(|b| b.is(a)) {
             return 1 << 30;
         }
-        let promo = a.promotion.map_or(0, |k| self.node.kind_value(k.index()).max(0));
+        let promo = if promotes(a) { a.promotion.map_or(0, |k| self.node.kind_value(k.index()).max(0)) } else { 0 };
         if let Some(victim) = self.node.captures(a) {
-            return (1 << 28) + victim * 64 - self.node.mover_value(a) / 16 + promo;
+            let key = victim * 64 - self.node.mover_value(a) / 16 + promo;
+            // A capture that loses material in the exchange goes after the killers.
+            if self.p.level.see && promo == 0 && self.node.see(a).is_some_and(|s| s < 0) {
+                return (1 << 25) + key.clamp(0, (1 << 24) - 1);
+            }
+            return (1 << 28) + key;
         }
-        if a.promotion.is_some() {
+        if promotes(a) {
             return (1 << 27) + promo;
         }
         let k = &self.killers[ply];
@@ -400,8 +450,9 @@ impl<N: Node> Search<'_, N> {
         (self.node.side().index() * 256 + a.from.index()) * 256 + a.to.index()
     }
 
+    /// Neither a capture nor a promotion (a drop is quiet).
     fn is_quiet(&self, a: Action) -> bool {
-        a.promotion.is_none() && self.node.captures(a).is_none()
+        !promotes(a) && self.node.captures(a).is_none()
     }
 
     /// Moves the best remaining action (by score) to index `i`.
@@ -463,20 +514,39 @@ impl<N: Node> Search<'_, N> {
             Ok(list) => list,
             Err(score) => return score,
         };
+        let level = self.p.level;
+        // The static evaluation, where pruning may use it (not in check, off the PV).
+        let eval = if !in_check && !pv_node && (level.null_move || level.futility > 0) {
+            Some(self.node.evaluate())
+        } else {
+            None
+        };
+        // Reverse futility: at a frontier node whose static evaluation beats beta by a
+        // margin per ply left, the opponent is not expected to catch up.
+        if let Some(e) = eval
+            && level.futility > 0
+            && depth <= FUTILITY_DEPTH
+            && beta.abs() < MATE_BOUND
+            && e - level.futility * depth >= beta
+        {
+            self.lists[ply] = list;
+            return e;
+        }
         // Null move: if passing the turn still leaves the side to move at or above beta
         // after a search R plies shallower, a real action would too (unless in zugzwang,
-        // which the back end's and `has_officers`'s conditions make rare).
-        if self.p.level.null_move
+        // which the back end's and `has_officers`'s conditions make rare). R grows with
+        // the depth: 3 plies, and one more every 4.
+        if level.null_move
             && !pv_node
             && !in_check
             && depth >= 3
             && !self.null[ply]
             && beta.abs() < MATE_BOUND
             && self.node.has_officers()
-            && self.node.evaluate() >= beta
+            && eval.is_some_and(|e| e >= beta)
             && self.node.make_null()
         {
-            let r = if depth >= 7 { 3 } else { 2 };
+            let r = 3 + depth / 4;
             self.keys.push(self.node.key());
             self.null[ply + 1] = true;
             let score = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1);
@@ -498,9 +568,28 @@ impl<N: Node> Search<'_, N> {
         self.null[ply + 1] = false;
 
         let tt_move = entry.and_then(|e| e.best);
+        // Internal iterative reduction: a deep node the table knows no action for is
+        // likely not worth its full depth (and, searched shallower, gives the table one).
+        if level.iir && depth >= IIR_DEPTH && tt_move.is_none() {
+            depth -= 1;
+        }
         let mut scores = std::mem::take(&mut self.scores[ply]);
         scores.clear();
         scores.extend(list.iter().map(|&a| self.order_key(a, tt_move, ply)));
+
+        // Futility: at a frontier node whose static evaluation is far below alpha, quiet
+        // actions (that give no check) cannot raise it.
+        let futile = level.futility > 0
+            && depth <= FUTILITY_DEPTH
+            && alpha.abs() < MATE_BOUND
+            && eval.is_some_and(|e| e + level.futility * depth <= alpha);
+        // Late move pruning: near the frontier, off the PV, only the first quiet actions
+        // in the order are tried.
+        let lmp = if level.late_move_pruning && !pv_node && !in_check && depth <= LMP_DEPTH {
+            (3 + depth * depth) as usize
+        } else {
+            usize::MAX
+        };
 
         let alpha0 = alpha;
         let mut best = -INF;
@@ -509,9 +598,33 @@ impl<N: Node> Search<'_, N> {
         for i in 0..list.len() {
             Self::pick(&mut list, &mut scores, i);
             let a = list[i];
+            let quiet = self.is_quiet(a);
+            // Below the killers in the order (bad captures are too).
+            let below_killers = scores[i] < (1 << 26) - 1;
+            if searched > 0 && best > -MATE_BOUND {
+                if quiet && below_killers && searched >= lmp {
+                    continue;
+                }
+                // A capture that loses more than a margin per ply in the exchange.
+                if level.see
+                    && !pv_node
+                    && !in_check
+                    && !quiet
+                    && depth <= FUTILITY_DEPTH
+                    && !promotes(a)
+                    && self.node.see(a).is_some_and(|s| s < -SEE_MARGIN * depth)
+                {
+                    continue;
+                }
+            }
             // Reducible: late in the order (below the killers), and quiet.
-            let late = self.p.level.reductions && searched >= 3 && scores[i] < (1 << 26) - 1 && self.is_quiet(a);
+            let late = level.reductions && searched >= 3 && below_killers && quiet;
             if !self.node.make(a) {
+                continue;
+            }
+            let gives_check = (futile || late) && self.node.in_check();
+            if futile && quiet && searched > 0 && !gives_check && best > -MATE_BOUND {
+                self.node.unmake();
                 continue;
             }
             self.keys.push(self.node.key());
@@ -521,8 +634,9 @@ impl<N: Node> Search<'_, N> {
             } else {
                 // A late quiet action (below the killers in the order), neither out of
                 // nor into check, is tried shallower first.
-                let r = if late && depth >= 3 && !in_check && !self.node.in_check() {
-                    if searched >= 8 && depth >= 5 { 2 } else { 1 }
+                let r = if late && depth >= 3 && !in_check && !gives_check {
+                    let r = self.lmr[(depth as usize).min(63)][(searched + 1).min(63)] as i32 - pv_node as i32;
+                    r.clamp(0, depth - 2)
                 } else {
                     0
                 };
@@ -552,7 +666,7 @@ impl<N: Node> Search<'_, N> {
                     head[ply].push(a);
                     head[ply].extend_from_slice(&tail[0]);
                     if score >= beta {
-                        if self.is_quiet(a) {
+                        if quiet {
                             let k = &mut self.killers[ply];
                             if k[0] != Some(a) {
                                 k[1] = k[0];
@@ -622,6 +736,10 @@ impl<N: Node> Search<'_, N> {
         if ply >= MAX_PLY - 1 || qply >= MAX_QUIESCENCE {
             return self.node.evaluate();
         }
+        // Evasions are searched only in the first plies of quiescence: with drops, every
+        // check can be blocked on many squares by many kinds, and check, block, capture
+        // could go on to the limit. Deeper, a check is judged like a quiet position.
+        let in_check = in_check && qply < QUIESCENCE_EVASIONS;
         let mut best = -INF;
         let mut stand = -INF;
         if !in_check {
@@ -648,7 +766,7 @@ impl<N: Node> Search<'_, N> {
         for i in 0..list.len() {
             let a = list[i];
             let victim = self.node.captures(a);
-            if !in_check && victim.is_none() && a.promotion.is_none() {
+            if !in_check && victim.is_none() && !promotes(a) {
                 continue;
             }
             list[n] = a;
@@ -660,10 +778,14 @@ impl<N: Node> Search<'_, N> {
         for i in 0..list.len() {
             Self::pick(&mut list, &mut scores, i);
             let a = list[i];
-            if !in_check && a.promotion.is_none() {
+            if !in_check && !promotes(a) {
                 // Delta pruning: even winning this piece outright would not reach alpha.
                 let gain = self.node.captures(a).unwrap_or(0);
                 if stand + gain + 200 < alpha {
+                    continue;
+                }
+                // A capture that loses material in the exchange.
+                if self.p.level.see && self.node.see(a).is_some_and(|s| s < 0) {
                     continue;
                 }
             }
@@ -673,7 +795,7 @@ impl<N: Node> Search<'_, N> {
             }
             // An attack that removed nothing (a target with hit points left) changes
             // nothing quiescence looks for: it is left to the full-width search.
-            if !in_check && a.promotion.is_none() && self.node.pieces() == before {
+            if !in_check && !promotes(a) && self.node.pieces() == before {
                 self.node.unmake();
                 continue;
             }

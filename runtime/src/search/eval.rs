@@ -9,6 +9,11 @@
 //! - mobility: the squares each non-royal, non-`progress` piece reaches now;
 //! - royal pieces: shelter by own pieces and the edge in the middlegame, the centre in
 //!   the endgame, blended by the remaining material (the game phase);
+//! - structure: colour-bound pieces (bishops) on both colours (`pair`), file sliders
+//!   (rooks, queens) on files without own `progress` pieces (`open_file`), doubled and
+//!   isolated `progress` pieces;
+//! - king attack: squares of the enemy royal zone that pieces reach (middlegame);
+//! - pieces in hand (with a reserve): their value (`hand`, percent);
 //! - a bonus for the side to move.
 //!
 //! The tables are built once per search; evaluating a position reads only the square
@@ -69,6 +74,17 @@ pub(crate) struct Evaluator {
     royal_hp: i32,
     stacks: i32,
     guarded: i32,
+    /// Colour-bound kinds (bit per kind): every move keeps the square's colour.
+    colour_bound: u32,
+    /// Kinds that slide without limit along files (bit per kind).
+    file_sliders: u32,
+    pair: i32,
+    open_file: i32,
+    doubled: i32,
+    isolated: i32,
+    king_attack: i32,
+    /// Per kind: what one piece in hand is worth (0 for royal kinds).
+    hand_value: [i32; MAX_KINDS],
     /// Per kind, for move ordering: its value, or [`ROYAL_VALUE`] for royal kinds.
     pub value: [i32; MAX_KINDS],
     /// `draws.insufficient_material`, which the fast back end applies itself.
@@ -154,6 +170,14 @@ impl Evaluator {
             royal_hp: w.royal_hp,
             stacks: w.stacks,
             guarded: w.guarded,
+            colour_bound: 0,
+            file_sliders: 0,
+            pair: w.pair,
+            open_file: w.open_file,
+            doubled: w.doubled,
+            isolated: w.isolated,
+            king_attack: w.king_attack,
+            hand_value: [0; MAX_KINDS],
             value: [0; MAX_KINDS],
             insufficient: v.draws.insufficient.clone(),
             insufficient_max: v
@@ -184,6 +208,9 @@ impl Evaluator {
                 let material = value * w.material / 100;
                 if side == Side::White {
                     e.value[k] = if kind.royal { ROYAL_VALUE.max(value) } else { value };
+                    if !kind.royal {
+                        e.hand_value[k] = material * w.hand / 100;
+                    }
                     if kind.royal {
                         e.royal |= 1 << k;
                     } else if kind.progress {
@@ -192,6 +219,24 @@ impl Evaluator {
                     } else {
                         e.mobile |= 1 << k;
                         e.phase_of[k] = value.max(0);
+                        let bound = g.squares().all(|sq| {
+                            let reach = empty_reach(v, k, side, sq);
+                            reach.iter().all(|&r| g.is_light(r) == g.is_light(sq))
+                        });
+                        if bound && total > 0 {
+                            e.colour_bound |= 1 << k;
+                        }
+                        let files = kind.atoms.iter().any(|a| {
+                            a.shape == Shape::Slide
+                                && a.range == 0
+                                && a.from.is_none()
+                                && a.mode != Mode::Move
+                                && a.vectors.contains(&(0, 1))
+                                && a.vectors.contains(&(0, -1))
+                        });
+                        if files {
+                            e.file_sliders |= 1 << k;
+                        }
                     }
                 }
                 let zone: Option<Vec<Square>> =
@@ -268,6 +313,21 @@ impl Evaluator {
         let occ = pos.by_side[0] | pos.by_side[1];
         // Sums in 64 bits: a board full of valuable pieces must not overflow.
         let (mut mg, mut eg, mut mob, mut shelter) = (0i64, 0i64, 0i64, 0i64);
+        // Each side's royal zone (royal squares and those next to them), for king_attack.
+        let mut zone = [B::EMPTY; 2];
+        if self.king_attack != 0 {
+            for (s, z) in zone.iter_mut().enumerate() {
+                let mut ks = self.royal;
+                while ks != 0 {
+                    let k = ks.trailing_zeros() as usize;
+                    ks &= ks - 1;
+                    for sq in (pos.by_kind[k] & pos.by_side[s]).iter() {
+                        *z |= t.adjacent[sq].with(sq);
+                    }
+                }
+            }
+        }
+        let mut attack = 0i64;
         for side in Side::BOTH {
             let s = side.index();
             let sign = if side == Side::White { 1 } else { -1 };
@@ -278,13 +338,16 @@ impl Evaluator {
                     continue;
                 }
                 let base = (s * MAX_KINDS + k) * self.nsq;
-                let mobile = self.mobile & (1 << k) != 0 && self.mobility != 0;
+                let mobile = self.mobile & (1 << k) != 0 && (self.mobility != 0 || self.king_attack != 0);
                 let royal = self.royal & (1 << k) != 0;
+                let enemy_zone = zone[1 - s];
                 for sq in pcs.iter() {
                     mg += sign * self.mg[base + sq] as i64;
                     eg += sign * self.eg[base + sq] as i64;
                     if mobile {
-                        mob += sign * mobility(t, &t.kinds[s][k].atoms, sq, occ, own).count() as i64;
+                        let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own);
+                        mob += sign * m.count() as i64;
+                        attack += sign * (m & enemy_zone).count() as i64;
                     } else if royal && self.shelter != 0 {
                         shelter += sign * (t.adjacent[sq] & own).count() as i64;
                     }
@@ -297,11 +360,13 @@ impl Evaluator {
             eg += peg;
         }
         let combat = if pos.combat.is_some() { self.combat(pos, t) } else { 0 };
+        let structure = self.structure(pos) + self.in_hand(pos);
         let (phase, full) = (phase as i64, PHASE as i64);
         let white = (mg * phase + eg * (full - phase)) / full
             + mob * self.mobility as i64
-            + shelter * self.shelter as i64 * phase / full
-            + combat;
+            + (shelter * self.shelter as i64 + attack * self.king_attack as i64) * phase / full
+            + combat
+            + structure;
         let score = (if pos.stm == Side::White { white } else { -white }) + self.tempo as i64;
         // Below the mate scores, so that no material count reads as a mate.
         let most = super::engine::MATE_BOUND as i64 - 1;
@@ -321,6 +386,96 @@ impl Evaluator {
             }
         }
         false
+    }
+
+    /// The pieces in hand (white's view).
+    #[inline]
+    fn in_hand<B: Bits>(&self, pos: &Position<B>) -> i64 {
+        let mut score = 0i64;
+        for side in Side::BOTH {
+            let hand = &pos.hands[side.index()];
+            if hand.is_empty() {
+                continue;
+            }
+            let sign = if side == Side::White { 1 } else { -1 };
+            for k in 0..self.nkinds {
+                let n = hand.count(crate::piece::KindId(k as u8)) as i64;
+                score += sign * n * self.hand_value[k] as i64;
+            }
+        }
+        score
+    }
+
+    /// The pair, open-file, doubled and isolated terms (white's view).
+    fn structure<B: Bits>(&self, pos: &Position<B>) -> i64 {
+        let mut score = 0i64;
+        if self.pair != 0 && self.colour_bound != 0 {
+            for side in Side::BOTH {
+                let sign = if side == Side::White { 1 } else { -1 };
+                let (mut light, mut dark) = (false, false);
+                let mut ks = self.colour_bound;
+                while ks != 0 {
+                    let k = ks.trailing_zeros() as usize;
+                    ks &= ks - 1;
+                    for sq in (pos.by_kind[k] & pos.by_side[side.index()]).iter() {
+                        if self.light[sq] {
+                            light = true;
+                        } else {
+                            dark = true;
+                        }
+                    }
+                }
+                if light && dark {
+                    score += sign * self.pair as i64;
+                }
+            }
+        }
+        if self.progress == 0 || (self.open_file == 0 && self.doubled == 0 && self.isolated == 0) {
+            return score;
+        }
+        // `progress` pieces per side and file.
+        let mut files = [[0u8; crate::geometry::MAX_SIDE as usize + 2]; 2];
+        let mut ks = self.progress;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            for (s, row) in files.iter_mut().enumerate() {
+                for sq in (pos.by_kind[k] & pos.by_side[s]).iter() {
+                    // Shifted by one: the files beside the first and the last read 0.
+                    row[self.file[sq] as usize + 1] += 1;
+                }
+            }
+        }
+        for side in Side::BOTH {
+            let s = side.index();
+            let sign = if side == Side::White { 1 } else { -1 };
+            let (own, theirs) = (&files[s], &files[1 - s]);
+            for f in 1..own.len() - 1 {
+                let n = own[f] as i64;
+                if n == 0 {
+                    continue;
+                }
+                score -= sign * (n - 1) * self.doubled as i64;
+                if own[f - 1] == 0 && own[f + 1] == 0 {
+                    score -= sign * n * self.isolated as i64;
+                }
+            }
+            if self.open_file != 0 && self.file_sliders != 0 {
+                let mut ks = self.file_sliders;
+                while ks != 0 {
+                    let k = ks.trailing_zeros() as usize;
+                    ks &= ks - 1;
+                    for sq in (pos.by_kind[k] & pos.by_side[s]).iter() {
+                        let f = self.file[sq] as usize + 1;
+                        if own[f] == 0 {
+                            let bonus = if theirs[f] == 0 { self.open_file } else { self.open_file / 2 };
+                            score += sign * bonus as i64;
+                        }
+                    }
+                }
+            }
+        }
+        score
     }
 
     /// The passed `progress` pieces' bonus (white's view), middlegame and endgame. White's
