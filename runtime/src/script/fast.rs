@@ -56,7 +56,8 @@ unsafe fn ctx<'a>(l: *mut ffi::lua_State) -> &'a Fast {
 /// hook is running (else the mlua method is to answer).
 ///
 /// SAFETY: see [`Current::get`]: used only within the running C function.
-unsafe fn view<'a>(l: *mut ffi::lua_State, f: &'a Fast) -> Option<&'a mut HookGame<'static>> {
+#[allow(clippy::mut_from_ref)] // the pointer, not `f`, owns the view; see `Current::get`
+unsafe fn view(l: *mut ffi::lua_State, f: &Fast) -> Option<&mut HookGame<'static>> {
     let this = unsafe { ffi::lua_touserdata(l, 1) } as usize;
     if this != f.game {
         return None;
