@@ -179,29 +179,17 @@ return function(game, from, to, piece, promotion, capture, kind)
 end
 "#;
 
-/// The message handler of a listing's calls: a traceback after a string error, as mlua's
-/// own handler adds (errors of mlua's callbacks pass as they are).
-unsafe extern "C-unwind" fn traceback(l: *mut ffi::lua_State) -> c_int {
-    // SAFETY: a message handler gets the error on top of the stack.
-    unsafe {
-        if ffi::lua_type(l, -1) == ffi::LUA_TSTRING && ffi::lua_checkstack(l, ffi::LUA_TRACEBACK_STACK) != 0 {
-            let s = ffi::lua_tolstring(l, -1, std::ptr::null_mut());
-            ffi::luaL_traceback(l, l, s, 1);
-            ffi::lua_remove(l, -2);
-        }
-    }
-    1
-}
-
 /// The stack of a listing's protected call: the arguments `exec_raw` pushes, then the
-/// message handler.
+/// action table's keys (`from`, `to`, `piece`, `promotion`, `capture`, `type`), pushed
+/// once per listing.
 const GAME: c_int = 1;
 const ALLOW: c_int = 2;
 const TABLE: c_int = 3;
 const SQUARES: c_int = 4;
 const KINDS: c_int = 5;
 const TYPES: c_int = 6;
-const HANDLER: c_int = 7;
+const ACTION_KEYS: c_int = 7;
+const KEY_NAMES: [&std::ffi::CStr; 6] = [c"from", c"to", c"piece", c"promotion", c"capture", c"type"];
 
 fn type_index(kind: ActionKind) -> u8 {
     match kind {
@@ -330,35 +318,40 @@ impl LuaHooks {
         let m = marshal;
         let args = (&self.game, &m.allow, &m.table, &m.squares, &m.kinds, &m.types);
         // SAFETY: C API calls on the stack `exec_raw` gives (its arguments at 1..6, room
-        // checked for the handler and a call's five slots). An error of `allow` is caught
-        // by `lua_pcall` and raised again, to `exec_raw`'s protected call, over frames that
-        // own nothing to drop (references and integers; `refused` was sized before).
+        // checked for the keys and a call's slots). An error of `allow` goes to
+        // `exec_raw`'s protected call, over frames that own nothing to drop (references
+        // and integers; `refused` was sized before).
         let r = unsafe {
             self.lua.exec_raw::<Value>(args, |l| {
-                ffi::luaL_checkstack(l, 8, std::ptr::null());
-                ffi::lua_pushcfunction(l, traceback);
+                ffi::luaL_checkstack(l, 16, std::ptr::null());
+                for name in KEY_NAMES {
+                    ffi::lua_pushstring(l, name.as_ptr());
+                }
+                let top = ffi::lua_gettop(l);
+                // Raw sets of the table (it has no metatable), the keys on the stack.
                 for (k, &(from, to, piece, promotion, capture, kind)) in list.iter().enumerate() {
-                    let field = |value: c_int, list: c_int, name: &std::ffi::CStr| {
+                    let field = |key: c_int, value: c_int, list: c_int| {
+                        ffi::lua_pushvalue(l, ACTION_KEYS + key);
                         if value == 0 {
                             ffi::lua_pushnil(l);
                         } else {
                             ffi::lua_rawgeti(l, list, value as i64);
                         }
-                        ffi::lua_setfield(l, TABLE, name.as_ptr());
+                        ffi::lua_rawset(l, TABLE);
                     };
-                    field(from as c_int, SQUARES, c"from");
-                    field(to as c_int, SQUARES, c"to");
-                    field(piece as c_int, KINDS, c"piece");
-                    field(promotion as c_int, KINDS, c"promotion");
-                    field(capture as c_int, KINDS, c"capture");
-                    field(kind as c_int, TYPES, c"type");
+                    field(0, from as c_int, SQUARES);
+                    field(1, to as c_int, SQUARES);
+                    field(2, piece as c_int, KINDS);
+                    field(3, promotion as c_int, KINDS);
+                    field(4, capture as c_int, KINDS);
+                    field(5, kind as c_int, TYPES);
                     watch.renew();
                     ffi::lua_pushvalue(l, ALLOW);
                     ffi::lua_pushvalue(l, GAME);
                     ffi::lua_pushvalue(l, TABLE);
-                    if ffi::lua_pcall(l, 2, 1, HANDLER) != ffi::LUA_OK {
-                        ffi::lua_error(l);
-                    }
+                    // Unprotected: an error goes to `exec_raw`'s protected call, whose
+                    // message handler (mlua's) adds the traceback at the error.
+                    ffi::lua_call(l, 2, 1);
                     match ffi::lua_type(l, -1) {
                         ffi::LUA_TNIL => {}
                         ffi::LUA_TBOOLEAN if ffi::lua_toboolean(l, -1) != 0 => {}
@@ -374,7 +367,7 @@ impl LuaHooks {
                             return;
                         }
                     }
-                    ffi::lua_settop(l, HANDLER);
+                    ffi::lua_settop(l, top);
                 }
                 ffi::lua_settop(l, 0);
                 ffi::lua_pushnil(l);

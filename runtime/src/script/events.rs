@@ -45,7 +45,7 @@ const CAUSES: [Cause; 5] = [Cause::Primary, Cause::Aoe, Cause::Counter, Cause::E
 
 /// Where each group of strings starts in the sequence (1-based, as Lua indexes it).
 #[derive(Clone, Copy)]
-struct Offsets {
+pub(super) struct Offsets {
     names: i64,
     causes: i64,
     squares: i64,
@@ -56,13 +56,13 @@ struct Offsets {
 /// Every string an event table holds, as one Lua sequence: the keys, the event names,
 /// the causes, then the variant's squares, kinds and sides (made once per state, kept
 /// in its app data: a state serves one variant).
-struct Strings {
-    table: Table,
-    at: Offsets,
+pub(super) struct Strings {
+    pub(super) table: Table,
+    pub(super) at: Offsets,
 }
 
 impl Strings {
-    fn new(lua: &Lua, n: &Names) -> mlua::Result<Strings> {
+    pub(super) fn new(lua: &Lua, n: &Names) -> mlua::Result<Strings> {
         let mut all: Vec<mlua::LuaString> = Vec::new();
         for k in KEYS {
             all.push(lua.create_string(k)?);
@@ -94,7 +94,7 @@ fn cause_index(c: Cause) -> i64 {
 }
 
 /// Whether an event's table is made through JSON (free text or an outcome in it).
-fn through_json(e: &Event) -> bool {
+pub(super) fn through_json(e: &Event) -> bool {
     matches!(e, Event::Scored { .. } | Event::TableScored { .. } | Event::Note { .. } | Event::Ended { .. })
 }
 
@@ -146,7 +146,7 @@ unsafe fn set_int(l: *mut ffi::lua_State, key: i64, value: i64) {
 }
 
 /// Builds the sequence of event tables and leaves it alone on the stack.
-unsafe fn fill(l: *mut ffi::lua_State, at: Offsets, events: &[Event]) {
+pub(super) unsafe fn fill(l: *mut ffi::lua_State, at: Offsets, events: &[Event]) {
     unsafe {
         ffi::luaL_checkstack(l, 8, std::ptr::null());
         let result = ffi::lua_gettop(l) + 1;

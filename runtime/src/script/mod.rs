@@ -21,6 +21,7 @@
 mod allow;
 mod api;
 mod events;
+mod fast;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -291,6 +292,9 @@ impl LuaHooks {
                 watch: watch.clone(),
             })
             .map_err(internal)?;
+        let names = api::Names::new(&lua, v).map_err(internal)?;
+        let installed = fast::install(&lua, &game, current.clone(), budget.clone(), &names).map_err(internal)?;
+        debug_assert!(installed, "mlua keeps the game object's methods in a table (fast.rs)");
         Ok(LuaHooks {
             lua,
             game,
