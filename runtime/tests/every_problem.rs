@@ -36,7 +36,7 @@ fn four_mistakes_in_four_tables_are_four_lines() {
         [
             "v.toml:4:9: invalid type: string \"eight\", expected u32",
             "v.toml:8:1: unknown field `chek`, expected one of `check`, `checkmate`, `stalemate`, `royal_lost`, \
-             `royals_facing`, `end`, `forced_capture`, `giving_check`, `explosion` (did you mean `check`?)",
+             `royals_facing`, `end`, `forced_capture`, `giving_check`, `explosion`, `pass`, `points` (did you mean `check`?)",
             "v.toml:10:14: invalid value: integer `-3`, expected u32",
             "v.toml:13:9: invalid type: string \"yes\", expected a boolean",
         ]
