@@ -109,12 +109,7 @@ pub(crate) fn ended<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> Option<Ended> 
 pub(crate) fn points<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> [f64; 2] {
     let Some(p) = t.points.as_ref() else { return [0.0; 2] };
     Side::BOTH.map(|side| {
-        let pieces: f64 = p
-            .values
-            .iter()
-            .enumerate()
-            .map(|(k, v)| v * count(pos, t, side, Some(k)) as f64)
-            .sum();
+        let pieces: f64 = p.values.iter().enumerate().map(|(k, v)| v * count(pos, t, side, Some(k)) as f64).sum();
         pieces + p.bonus[side.index()]
     })
 }

@@ -430,8 +430,8 @@ impl<B: Bits> Tables<B> {
         t.pass = v.rules.pass;
         t.facing_illegal = v.rules.royals_facing_illegal;
         t.facing_break = v.rules.royals_facing_break;
-        t.track_facing = v.rules.royals_facing_break
-            || v.rules.end.ends.iter().any(|e| e.when == crate::variant::EndWhen::Facing);
+        t.track_facing =
+            v.rules.royals_facing_break || v.rules.end.ends.iter().any(|e| e.when == crate::variant::EndWhen::Facing);
         t.count_checks = t.ends.iter().any(|e| matches!(e, CEnd::Checks { .. }));
         t.explosion = v.rules.explosion.as_ref().map(|x| {
             let area = |side: Side| -> Vec<B> {
@@ -492,9 +492,7 @@ impl<B: Bits> Tables<B> {
                     // atom's own `to`, both.
                     let within = match (a.within, a.to) {
                         (None, None) => None,
-                        (w, to) => Some(
-                            w.map_or(t.all, |r| t.regions[r][s]) & to.map_or(t.all, |r| t.regions[r][s]),
-                        ),
+                        (w, to) => Some(w.map_or(t.all, |r| t.regions[r][s]) & to.map_or(t.all, |r| t.regions[r][s])),
                     };
                     let mut c = CAtom {
                         shape: a.shape,

@@ -233,7 +233,9 @@ unsafe fn one(l: *mut ffi::lua_State, at: Offsets, e: &Event) {
                 set_string(l, TO, sq(to));
             }
             // event, side, square
-            Event::Bounced { side: s, square } | Event::Frozen { side: s, square } | Event::Passed { side: s, square } => {
+            Event::Bounced { side: s, square }
+            | Event::Frozen { side: s, square }
+            | Event::Passed { side: s, square } => {
                 obj(3);
                 let n = match e {
                     Event::Bounced { .. } => "bounced",

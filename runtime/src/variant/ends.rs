@@ -116,7 +116,10 @@ impl Compiler<'_, '_> {
         if out.points.is_none()
             && let Some(e) = spec.end.iter().find(|e| e.get_ref().result.get_ref() == "points")
         {
-            self.err(e.get_ref().result.span(), "result = \"points\" needs `[rules.points]` (what the material counts)");
+            self.err(
+                e.get_ref().result.span(),
+                "result = \"points\" needs `[rules.points]` (what the material counts)",
+            );
         }
         out
     }
