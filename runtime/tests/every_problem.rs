@@ -55,7 +55,7 @@ fn each_piece_and_each_move_atom_is_checked_on_its_own() {
         [
             "v.toml:12:9: invalid type: string \"five\", expected i32",
             "v.toml:13:34: unknown field `rnage`, expected one of `leap`, `slide`, `farthest`, `hop`, \
-             `blockable`, `cannot_hop`, `anywhere`, `symmetry`, `distance`, `range`, `mode`, `capture`, `from`, `en_passant`, `silenced_by_adjacent_enemy`, \
+             `blockable`, `cannot_hop`, `anywhere`, `symmetry`, `distance`, `range`, `mode`, `capture`, `from`, `to`, `en_passant`, `silenced_by_adjacent_enemy`, \
              `cannot_capture` (did you mean `range`?)",
             "v.toml:15:10: invalid type: integer `7`, expected a string",
             // `[1, 2, 3]` is not a pair (serde alone would read it as [1, 2]).

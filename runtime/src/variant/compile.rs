@@ -696,7 +696,7 @@ impl Compiler<'_, '_> {
                 }
             }
         }
-        let region = |c: &mut Self, r: &Name| {
+        let region = |c: &mut Self, r: &schema::Name| {
             let i = region_index(r.get_ref());
             if i.is_none() {
                 c.err(r.span(), format!("unknown region `{}`", r.get_ref()));
