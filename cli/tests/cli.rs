@@ -89,7 +89,7 @@ fn errors_are_actionable_and_exit_non_zero() {
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(e.contains("unknown variant `chesss`"), "{e}");
-    assert!(e.contains("known variants: 3check, almost, amazon, antichess, atomic, caissan, capablanca, chancellor, chess960, chessception, chessic, chigorin, courier, crazyhouse, decachess, embassy, extinction, fischerandom, giveaway, gothic, grand, horde, janus, kingofthehill, knightmate, losers, makruk, minishogi, minixiangqi, racingkings, seirawan, shatranj, shogi, standard, xiangqi"), "{e}");
+    assert!(e.contains("known variants: 3check, almost, amazon, antichess, atomic, caissan, capablanca, chancellor, chess960, chessception, chessic, chigorin, courier, crazyhouse, decachess, embassy, extinction, fischerandom, giveaway, gothic, grand, horde, janggi, janus, kingofthehill, knightmate, losers, makruk, minishogi, minixiangqi, racingkings, seirawan, shatranj, shogi, standard, xiangqi"), "{e}");
 
     let o = varia(&["perft", "standard", "1", "--fen", "8/8 w"]);
     assert_eq!(o.status.code(), Some(1));

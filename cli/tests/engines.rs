@@ -78,7 +78,7 @@ fn uci_handshake_lists_every_two_sided_variant_and_the_options() {
         variants,
         "option name UCI_Variant type combo default chess var 3check var almost var amazon var antichess var atomic var capablanca var chancellor \
          var fischerandom var chessception var chigorin var courier var crazyhouse var decachess var embassy var extinction var giveaway var gothic \
-         var grand var horde var janus var kingofthehill var knightmate var losers var makruk var minishogi var minixiangqi var racingkings \
+         var grand var horde var janggi var janus var kingofthehill var knightmate var losers var makruk var minishogi var minixiangqi var racingkings \
          var seirawan var shatranj var shogi var chess var xiangqi"
     );
     assert!(lines.contains(&"option name Level type combo default master var novice var veteran var master".into()));
@@ -217,7 +217,7 @@ fn xboard_session() {
     s.send("xboard");
     s.send("protover 2");
     let f = s.line("feature");
-    assert!(f.contains("variants=\"3check,almost,amazon,antichess,atomic,capablanca,chancellor,fischerandom,chessception,chigorin,courier,crazyhouse,decachess,embassy,extinction,giveaway,gothic,grand,horde,janus,kingofthehill,knightmate,losers,makruk,minishogi,minixiangqi,racingkings,seirawan,shatranj,shogi,normal,xiangqi\""), "{f}");
+    assert!(f.contains("variants=\"3check,almost,amazon,antichess,atomic,capablanca,chancellor,fischerandom,chessception,chigorin,courier,crazyhouse,decachess,embassy,extinction,giveaway,gothic,grand,horde,janggi,janus,kingofthehill,knightmate,losers,makruk,minishogi,minixiangqi,racingkings,seirawan,shatranj,shogi,normal,xiangqi\""), "{f}");
     assert!(f.contains("setboard=1") && f.contains("usermove=1") && f.ends_with("done=1"), "{f}");
     s.send("ping 3");
     assert_eq!(s.line("pong"), "pong 3");

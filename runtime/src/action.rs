@@ -21,6 +21,9 @@ pub enum ActionKind {
     /// A piece from the mover's hand onto the empty `to` (`from` is `to`, `promotion` the
     /// kind dropped).
     Drop,
+    /// The side to move passes (`[rules] pass`): nothing moves. `from` and `to` are the
+    /// square of its royal piece (written `e2-e2`, as Fairy-Stockfish writes it).
+    Pass,
 }
 
 /// One action of a two-sided board game. Width-independent: the same value works on
@@ -73,6 +76,15 @@ impl Action {
     #[inline(always)]
     pub fn drop(kind: KindId, to: Square) -> Action {
         Action { from: to, to, kind: ActionKind::Drop, promotion: Some(kind), landing: None, gate: None }
+    }
+    /// A pass, written as the piece on `at` staying there.
+    #[inline(always)]
+    pub fn pass(at: Square) -> Action {
+        Action::new(at, at, ActionKind::Pass)
+    }
+    #[inline(always)]
+    pub fn is_pass(&self) -> bool {
+        self.kind == ActionKind::Pass
     }
     #[inline(always)]
     pub fn is_drop(&self) -> bool {

@@ -40,6 +40,9 @@ pub enum Event {
     Shot { side: Side, kind: KindId, from: Square, to: Square },
     /// A piece reached its promotion zone with nothing to become, and froze there.
     Frozen { side: Side, square: Square },
+    /// The side passed (`[rules] pass`): nothing moved. `square` is its royal piece's,
+    /// where the pass is written.
+    Passed { side: Side, square: Square },
     /// A frozen piece became the piece its owner just lost.
     Returned { side: Side, square: Square, from: KindId, to: KindId },
     /// A piece from its side's hand was dropped on an empty square.
@@ -121,6 +124,7 @@ impl Event {
                 json!({"event": "shot", "side": side.name(), "kind": kind(k), "from": sq(from), "to": sq(to)})
             }
             Event::Frozen { side, square } => json!({"event": "frozen", "side": side.name(), "square": sq(square)}),
+            Event::Passed { side, square } => json!({"event": "passed", "side": side.name(), "square": sq(square)}),
             Event::Returned { side, square, from, to } => json!({
                 "event": "returned", "side": side.name(), "square": sq(square), "from": kind(from), "to": kind(to)
             }),
@@ -188,6 +192,7 @@ impl Event {
             Event::Landed { side, from, to } => format!("{side} attacker {} lands on {}", sq(from), sq(to)),
             Event::Bounced { side, square } => format!("{side} attacker stays on {}", sq(square)),
             Event::Frozen { side, square } => format!("{side} piece on {} frozen (nothing to promote to)", sq(square)),
+            Event::Passed { side, .. } => format!("{side} passes"),
             Event::Returned { side, square, from, to } => {
                 format!("{side} frozen {} on {} returns as {}", kind(from), sq(square), kind(to))
             }

@@ -55,6 +55,13 @@ pub(crate) struct Position<B: Bits> {
     /// The kind of the piece the last action dropped, plus one (0: it was no drop); for
     /// `drop_mate = "loses"`, not part of the position's identity (nor of its hash).
     pub last_drop: u8,
+    /// The passes made in a row, up to the last action (`[rules] pass`); like
+    /// `last_drop`, not part of the hash (Fairy-Stockfish's key ignores it too).
+    pub passes: u8,
+    /// Whether the royal pieces faced each other before the last action (kept when a
+    /// rule looks at it: `royals_facing = "break"`, an end rule `when = "facing"`); not
+    /// part of the hash.
+    pub faced: bool,
 }
 
 /// Frozen squares of one side, oldest first.
@@ -130,6 +137,8 @@ impl<B: Bits> Position<B> {
             checks: [0; 2],
             gates: B::EMPTY,
             last_drop: 0,
+            passes: 0,
+            faced: false,
         };
         for &(sq, piece) in &s.pieces {
             p.put(t, sq.index(), piece.code());
@@ -311,6 +320,42 @@ impl<B: Bits> Position<B> {
             self.close_gate(t, r);
         }
         self.close_spent_gates(t, us);
+    }
+
+    /// A pass: nothing moves; en passant lapses, the mover's waiting pieces have waited.
+    fn make_pass<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
+        let us = self.stm;
+        self.last_drop = 0;
+        self.passes = self.passes.saturating_add(1);
+        if self.waiting[us.index()].any() {
+            for s in self.waiting[us.index()].iter() {
+                self.hash ^= t.zobrist.waiting[s];
+            }
+            self.waiting[us.index()] = B::EMPTY;
+            self.refresh_inactive();
+        }
+        if self.ep.any() {
+            for s in self.ep.iter() {
+                self.hash ^= t.zobrist.ep[s];
+            }
+            self.ep = B::EMPTY;
+        }
+        if S::ON {
+            ev.push(Event::Passed { side: us, square: a.from });
+        }
+        self.halfmove = self.halfmove.saturating_add(1);
+        if us == Side::Black {
+            self.fullmove = self.fullmove.saturating_add(1);
+        }
+        self.stm = us.opponent();
+        self.hash ^= t.zobrist.side;
+    }
+
+    /// Whether two royal pieces of opposite sides stand on one file with nothing between
+    /// them (needs `t.facing`).
+    pub(crate) fn royals_face(&self, t: &Tables<B>) -> bool {
+        let occ = self.occupied();
+        self.royals(t, Side::White).iter().any(|sq| self.faces_royal(t, sq, Side::Black, occ))
     }
 
     /// A drop: the piece of `a.promotion` leaves the mover's hand for the empty `a.to`.
@@ -601,6 +646,13 @@ impl<B: Bits> Position<B> {
 
     /// Applies an action that move generation produced. Events go to `ev`.
     pub fn make<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
+        if t.track_facing {
+            self.faced = self.royals_face(t);
+        }
+        if a.kind == ActionKind::Pass {
+            return self.make_pass(t, a, ev);
+        }
+        self.passes = 0;
         if a.kind == ActionKind::Drop {
             return self.make_drop(t, a, ev);
         }
@@ -702,7 +754,7 @@ impl<B: Bits> Position<B> {
                     self.set_skipped(t, from, to);
                 }
             }
-            ActionKind::Drop => {}
+            ActionKind::Drop | ActionKind::Pass => {}
         }
         if t.hand.is_some() {
             self.bank_taken(t, a, taken, ev);
@@ -999,7 +1051,7 @@ impl<B: Bits> Position<B> {
             if self.attacked(t, sq, them, occ) {
                 return true;
             }
-            if !t.facing.is_empty() && self.faces_royal(t, sq, them, occ) {
+            if t.facing_illegal && self.faces_royal(t, sq, them, occ) {
                 return true;
             }
             if t.cond_attackers[them.index()] != 0 && self.cond_attacked(t, sq, them, kind_of(self.code(sq))) {

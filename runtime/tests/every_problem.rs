@@ -36,7 +36,7 @@ fn four_mistakes_in_four_tables_are_four_lines() {
         [
             "v.toml:4:9: invalid type: string \"eight\", expected u32",
             "v.toml:8:1: unknown field `chek`, expected one of `check`, `checkmate`, `stalemate`, `royal_lost`, \
-             `royals_facing`, `end`, `forced_capture`, `giving_check`, `explosion` (did you mean `check`?)",
+             `royals_facing`, `end`, `forced_capture`, `giving_check`, `explosion`, `pass`, `points` (did you mean `check`?)",
             "v.toml:10:14: invalid value: integer `-3`, expected u32",
             "v.toml:13:9: invalid type: string \"yes\", expected a boolean",
         ]
@@ -55,7 +55,7 @@ fn each_piece_and_each_move_atom_is_checked_on_its_own() {
         [
             "v.toml:12:9: invalid type: string \"five\", expected i32",
             "v.toml:13:34: unknown field `rnage`, expected one of `leap`, `slide`, `farthest`, `hop`, \
-             `blockable`, `cannot_hop`, `anywhere`, `symmetry`, `distance`, `range`, `mode`, `capture`, `from`, `en_passant`, `silenced_by_adjacent_enemy`, \
+             `blockable`, `cannot_hop`, `anywhere`, `symmetry`, `distance`, `range`, `mode`, `capture`, `from`, `to`, `en_passant`, `silenced_by_adjacent_enemy`, \
              `cannot_capture` (did you mean `range`?)",
             "v.toml:15:10: invalid type: integer `7`, expected a string",
             // `[1, 2, 3]` is not a pair (serde alone would read it as [1, 2]).

@@ -55,6 +55,7 @@ const VARIANTS: &[(&str, &str, u32)] = &[
     ("minishogi", "minishogi", 4),
     ("shogi", "shogi", 4),
     ("seirawan", "seirawan", 4),
+    ("janggi", "janggi", 4),
 ];
 
 /// Variants whose setups are dealt (`[setup] deal`, Chess960): varia's name, FSF's
@@ -97,6 +98,14 @@ const FENS: &[(&str, &str, &str, u32)] = &[
     ("seirawan", "seirawan", "4k3/8/8/8/8/8/8/r2BK2R[H] w KD - 0 1", 4),
     ("seirawan", "seirawan", "4k3/8/8/8/8/8/8/R3K2r[H] w QA - 0 1", 4),
     ("seirawan", "seirawan", "r3k2r/8/8/8/8/8/8/R3K2R[Eh] b KQkq - 0 1", 3),
+    // Janggi: a bikjang to break (a chariot may only block; the pass ends it counted); a
+    // bikjang a horse may make; a check, where no pass is legal; palaces full of chariots,
+    // cannons and soldiers on their diagonal lines.
+    ("janggi", "janggi", "4k4/9/9/9/9/R8/9/9/4K4/9 w - - 0 1", 4),
+    ("janggi", "janggi", "4k4/9/9/9/9/4N4/9/9/4K4/9 w - - 0 1", 4),
+    ("janggi", "janggi", "3k5/9/9/9/9/9/9/9/4K4/4r4 w - - 0 1", 4),
+    ("janggi", "janggi", "3aka3/9/3R1P3/9/9/9/9/3cC4/4K4/3A1A3 w - - 0 1", 3),
+    ("janggi", "janggi", "r2a1a2r/4k4/4c4/p1p3p1p/9/9/P1P3P1P/4C4/4K4/R2A1A2R b - - 0 1", 3),
 ];
 
 /// The variants to compare: all, or those named in `VARIA_FSF_ONLY` (comma-separated),

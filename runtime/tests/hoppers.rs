@@ -137,7 +137,10 @@ fn the_new_keys_refuse_what_they_cannot_mean() {
         err("[pieces.r]\nletter = \"R\"\nconfined = \"nowhere\"\nmoves = [{ leap = \"all\" }]\n")
             .contains("unknown region `nowhere`")
     );
-    assert!(err("[rules]\nroyals_facing = \"sometimes\"\n").contains("royals_facing is \"illegal\" or \"allowed\""));
+    assert!(
+        err("[rules]\nroyals_facing = \"sometimes\"\n")
+            .contains("royals_facing is \"illegal\", \"break\" or \"allowed\"")
+    );
     assert!(
         err("[pieces.r]\nletter = \"R\"\nmoves = [{ hop = \"all\", leap = \"all\" }]\n")
             .contains("exactly one of `leap`, `slide`, `farthest`, `hop` or `anywhere`")

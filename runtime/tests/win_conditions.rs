@@ -107,7 +107,15 @@ fn forced_capture_keeps_only_captures_and_giving_check_may_be_illegal() {
 #[test]
 fn malformed_entries_are_errors_with_their_place() {
     let p = problems("[[rules.end]]\nwhen = \"arrive\"\nresult = \"win\"\n");
-    assert!(p.contains("`arrive`: an end's `when` is \"reach\", \"extinct\" or \"checks\""), "{p}");
+    assert!(
+        p.contains("`arrive`: an end's `when` is \"reach\", \"extinct\", \"checks\", \"passes\" or \"facing\""),
+        "{p}"
+    );
+    // Counting needs its table; `passes` takes no count.
+    let p = problems("[[rules.end]]\nwhen = \"passes\"\nresult = \"points\"\n");
+    assert!(p.contains("result = \"points\" needs `[rules.points]`"), "{p}");
+    let p = problems("[[rules.end]]\nwhen = \"passes\"\ncount = 2\nresult = \"draw\"\n");
+    assert!(p.contains("`count` means nothing with when = \"passes\""), "{p}");
     let p = problems("[[rules.end]]\nwhen = \"reach\"\nkinds = [\"king\"]\nresult = \"win\"\n");
     assert!(p.contains("needs `region`"), "{p}");
     let p = problems("[[rules.end]]\nwhen = \"reach\"\nregion = \"hill\"\nresult = \"win\"\n");

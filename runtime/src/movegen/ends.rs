@@ -41,7 +41,9 @@ fn count<B: Bits>(pos: &Position<B>, t: &Tables<B>, side: Side, k: Option<usize>
 pub(crate) fn ended<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> Option<Ended> {
     let stm = pos.stm;
     for (i, e) in t.ends.iter().enumerate() {
-        let hit = |winner| Some(Ended { rule: i, winner });
+        // `result = "points"`: the material count decides, whoever the rule concerns.
+        let by_points = t.end_by_points & (1 << i) != 0;
+        let hit = |winner| Some(Ended { rule: i, winner: if by_points { points_winner(pos, t) } else { winner } });
         match *e {
             CEnd::Reach { kinds, region, reply, verdict } => {
                 let on_goal = |side: Side| {
@@ -73,6 +75,16 @@ pub(crate) fn ended<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> Option<Ended> 
                     return hit(result(mover, verdict));
                 }
             }
+            CEnd::Passes { verdict } => {
+                if pos.passes >= 2 {
+                    return hit(result(stm.opponent(), verdict));
+                }
+            }
+            CEnd::Facing { verdict } => {
+                if pos.faced && pos.royals_face(t) {
+                    return hit(result(stm.opponent(), verdict));
+                }
+            }
             CEnd::Extinct { kinds, at_most, opponent_at_least, claim, verdict } => {
                 for side in Side::BOTH {
                     let needed = opponent_at_least + (claim && side == stm) as u32;
@@ -93,11 +105,32 @@ pub(crate) fn ended<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> Option<Ended> 
     None
 }
 
+/// Each side's count by `[rules.points]`: its pieces' values (hand included) and its bonus.
+pub(crate) fn points<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> [f64; 2] {
+    let Some(p) = t.points.as_ref() else { return [0.0; 2] };
+    Side::BOTH.map(|side| {
+        let pieces: f64 = p.values.iter().enumerate().map(|(k, v)| v * count(pos, t, side, Some(k)) as f64).sum();
+        pieces + p.bonus[side.index()]
+    })
+}
+
+/// The side with more points (None: equal).
+fn points_winner<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> Option<Side> {
+    let [w, b] = points(pos, t);
+    if w > b {
+        Some(Side::White)
+    } else if b > w {
+        Some(Side::Black)
+    } else {
+        None
+    }
+}
+
 /// Whether `a` takes a piece (en passant and shots included; castling and drops never).
 fn is_capture<B: Bits>(pos: &Position<B>, a: &Action) -> bool {
     match a.kind {
         ActionKind::EnPassant | ActionKind::Shot => true,
-        ActionKind::Castle(_) | ActionKind::Drop => false,
+        ActionKind::Castle(_) | ActionKind::Drop | ActionKind::Pass => false,
         _ => pos.by_side[pos.stm.opponent().index()].has(a.to.index()),
     }
 }

@@ -181,7 +181,7 @@ impl<B: Bits> Guard<B> {
         // Royal facing: any move off a file between two royals may expose them.
         // Explosions: a capture may blast either side's royal pieces.
         if royals.more_than_one()
-            || !t.facing.is_empty()
+            || t.facing_illegal
             || t.explosion.is_some()
             || t.slide_attacks[them.index()].len() > MAX_PINS
             || !pos.queue[them.index()].is_empty()
@@ -404,6 +404,7 @@ fn generate<B: Bits, const DEFER: bool>(
         && t.combat.is_none()
         && !t.forced_capture
         && !t.checks_illegal
+        && !t.facing_break
         && pos.gates.is_empty();
     let mut deferred = start..start;
 
@@ -557,7 +558,37 @@ fn generate<B: Bits, const DEFER: bool>(
     if t.forced_capture || t.checks_illegal {
         ends::filter(pos, t, out, start);
     }
+    if t.facing_break || t.pass {
+        facing_and_pass(pos, t, check, out, start);
+    }
     deferred
+}
+
+/// `royals_facing = "break"`: while the royal pieces face each other, only the moves that
+/// part them are legal (and a pass). `[rules] pass`: the side may pass, written at its
+/// first royal piece's square, unless it is in check; while the royals face each other
+/// under "break", it may pass even in check (as Fairy-Stockfish's janggi allows).
+#[inline(never)]
+fn facing_and_pass<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out: &mut Vec<Action>, start: usize) {
+    let facing = t.facing_break && pos.royals_face(t);
+    if facing {
+        let mut w = start;
+        for r in start..out.len() {
+            let mut p = pos.clone();
+            p.make(t, out[r], &mut NoEvents);
+            if !p.royals_face(t) {
+                out[w] = out[r];
+                w += 1;
+            }
+        }
+        out.truncate(w);
+    }
+    if t.pass
+        && let Some(at) = pos.royals(t, pos.stm).iter().next()
+        && (facing || !check || !pos.royal_attacked(t, pos.stm))
+    {
+        out.push(Action::pass(Square(at as u8)));
+    }
 }
 
 /// Every drop from the hand of the side to move: each kind held onto each empty square of

@@ -63,9 +63,22 @@ pub(crate) struct Tables<B: Bits> {
     pub progress: u32,
     /// Whether the en-passant squares can be trimmed to those an enemy could take.
     pub ep_trim: bool,
-    /// With `rules.royals_facing = "illegal"`: per square, the squares above and below it
-    /// on its file (empty otherwise, and then never looked at).
+    /// With `rules.royals_facing` "illegal" or "break", or an end rule `when = "facing"`:
+    /// per square, the squares above and below it on its file (empty otherwise, and then
+    /// never looked at).
     pub facing: Vec<(B, B)>,
+    /// `royals_facing = "illegal"`: facing counts as an attack.
+    pub facing_illegal: bool,
+    /// `royals_facing = "break"`: royals that face each other must be parted (or pass).
+    pub facing_break: bool,
+    /// A position remembers whether the royals faced each other before the last action.
+    pub track_facing: bool,
+    /// `[rules] pass`.
+    pub pass: bool,
+    /// End rules (bit per index) whose result is decided by `points`.
+    pub end_by_points: u32,
+    /// `[rules.points]`.
+    pub points: Option<crate::variant::Points>,
     /// Hands (a two-sided `[reserve]`): what they hold and where each kind drops.
     pub hand: Option<Box<HandTables<B>>>,
     pub zobrist: Zobrist,
@@ -100,6 +113,8 @@ pub(crate) enum CEnd<B: Bits> {
     Reach { kinds: u32, region: [B; 2], reply: bool, verdict: crate::variant::Verdict },
     Extinct { kinds: Option<u32>, at_most: u32, opponent_at_least: u32, claim: bool, verdict: crate::variant::Verdict },
     Checks { count: u8, verdict: crate::variant::Verdict },
+    Passes { verdict: crate::variant::Verdict },
+    Facing { verdict: crate::variant::Verdict },
 }
 
 /// A two-sided variant's hands, compiled.
@@ -342,6 +357,12 @@ impl<B: Bits> Tables<B> {
             progress: 0,
             ep_trim: true,
             facing: vec![],
+            facing_illegal: false,
+            facing_break: false,
+            track_facing: false,
+            pass: false,
+            end_by_points: 0,
+            points: None,
             hand: None,
             zobrist: Zobrist::new(0, false, false),
             ends: vec![],
@@ -399,8 +420,18 @@ impl<B: Bits> Tables<B> {
                     CEnd::Extinct { kinds, at_most, opponent_at_least, claim, verdict: e.verdict }
                 }
                 crate::variant::EndWhen::Checks { count } => CEnd::Checks { count, verdict: e.verdict },
+                crate::variant::EndWhen::Passes => CEnd::Passes { verdict: e.verdict },
+                crate::variant::EndWhen::Facing => CEnd::Facing { verdict: e.verdict },
             })
             .collect();
+        t.end_by_points =
+            v.rules.end.ends.iter().enumerate().filter(|(_, e)| e.by_points).fold(0, |m, (i, _)| m | 1 << i);
+        t.points = v.rules.end.points.clone();
+        t.pass = v.rules.pass;
+        t.facing_illegal = v.rules.royals_facing_illegal;
+        t.facing_break = v.rules.royals_facing_break;
+        t.track_facing =
+            v.rules.royals_facing_break || v.rules.end.ends.iter().any(|e| e.when == crate::variant::EndWhen::Facing);
         t.count_checks = t.ends.iter().any(|e| matches!(e, CEnd::Checks { .. }));
         t.explosion = v.rules.explosion.as_ref().map(|x| {
             let area = |side: Side| -> Vec<B> {
@@ -457,7 +488,12 @@ impl<B: Bits> Tables<B> {
                         None => t.all,
                     };
                     let vectors: Vec<Offset> = a.vectors.iter().map(|&x| flip(side, x)).collect();
-                    let within = a.within.map(|r| t.regions[r][s]);
+                    // Where its moves may end: its piece's region (`confined`) and the
+                    // atom's own `to`, both.
+                    let within = match (a.within, a.to) {
+                        (None, None) => None,
+                        (w, to) => Some(w.map_or(t.all, |r| t.regions[r][s]) & to.map_or(t.all, |r| t.regions[r][s])),
+                    };
                     let mut c = CAtom {
                         shape: a.shape,
                         table: Vec::new(),
@@ -637,7 +673,7 @@ impl<B: Bits> Tables<B> {
                 *n = n.saturating_add(1);
             }
         }
-        if v.rules.royals_facing_illegal {
+        if t.facing_illegal || t.track_facing {
             t.facing =
                 geo.squares().map(|sq| (t.set(walk(geo, sq, (0, 1), 0)), t.set(walk(geo, sq, (0, -1), 0)))).collect();
         }

@@ -199,6 +199,7 @@ fn type_index(kind: ActionKind) -> u8 {
         ActionKind::Castle(_) => 4,
         ActionKind::Shot => 5,
         ActionKind::Drop => 6,
+        ActionKind::Pass => 7,
     }
 }
 
@@ -207,7 +208,7 @@ impl Marshal {
         let names = Names::new(lua, v)?;
         let squares = lua.create_sequence_from(names.squares)?;
         let kinds = lua.create_sequence_from(names.kinds)?;
-        let types = lua.create_sequence_from(["move", "skip", "en_passant", "castle", "shot", "drop"])?;
+        let types = lua.create_sequence_from(["move", "skip", "en_passant", "castle", "shot", "drop", "pass"])?;
         // Named like the prelude, whose frames messages skip for the rules' own line.
         let call = lua.load(MARSHAL).set_name("=prelude").call::<Function>((&squares, &kinds, &types, allow))?;
         let table = lua.create_table()?;

@@ -36,9 +36,9 @@ const NOTE: i64 = 11;
 const KING: i64 = 12;
 const ROOK: i64 = 13;
 
-const EVENT_NAMES: [&str; 16] = [
+const EVENT_NAMES: [&str; 17] = [
     "moved", "captured", "damaged", "killed", "landed", "bounced", "shot", "frozen", "returned", "dropped", "banked",
-    "promoted", "castled", "removed", "placed", "exploded",
+    "promoted", "castled", "removed", "placed", "exploded", "passed",
 ];
 
 const CAUSES: [Cause; 5] = [Cause::Primary, Cause::Aoe, Cause::Counter, Cause::EnPassant, Cause::Rule];
@@ -233,9 +233,16 @@ unsafe fn one(l: *mut ffi::lua_State, at: Offsets, e: &Event) {
                 set_string(l, TO, sq(to));
             }
             // event, side, square
-            Event::Bounced { side: s, square } | Event::Frozen { side: s, square } => {
+            Event::Bounced { side: s, square }
+            | Event::Frozen { side: s, square }
+            | Event::Passed { side: s, square } => {
                 obj(3);
-                set_string(l, EVENT, name(if matches!(e, Event::Bounced { .. }) { "bounced" } else { "frozen" }));
+                let n = match e {
+                    Event::Bounced { .. } => "bounced",
+                    Event::Frozen { .. } => "frozen",
+                    _ => "passed",
+                };
+                set_string(l, EVENT, name(n));
                 set_string(l, SIDE, side(s));
                 set_string(l, SQUARE, sq(square));
             }
@@ -336,6 +343,7 @@ mod tests {
             Event::Removed { side: b, kind: q, square: e4 },
             Event::Placed { side: w, kind: p, square: d5 },
             Event::Exploded { side: b, kind: q, square: e4 },
+            Event::Passed { side: w, square: e4 },
             Event::Scored { side: w, points: 7, reason: "score".into() },
             Event::TableScored { side: b, points: crate::scoring::Tenths(15), reason: "strike".into() },
             Event::Note { text: "hello".into() },

@@ -327,6 +327,8 @@ impl Compiler<'_, '_> {
         let rules = CoreRules {
             check: spec.rules.check,
             royals_facing_illegal: false,
+            royals_facing_break: false,
+            pass: spec.rules.pass,
             checkmate: self.verdict(&spec.rules.checkmate),
             stalemate: self.verdict(&spec.rules.stalemate),
             royal_lost: match &spec.rules.royal_lost {
@@ -340,16 +342,20 @@ impl Compiler<'_, '_> {
             end: Default::default(),
             explosion: None,
         };
-        let royals_facing_illegal = match &spec.rules.royals_facing {
-            None => false,
-            Some(r) if r.get_ref() == "allowed" => false,
-            Some(r) if r.get_ref() == "illegal" => true,
+        let (royals_facing_illegal, royals_facing_break) = match &spec.rules.royals_facing {
+            None => (false, false),
+            Some(r) if r.get_ref() == "allowed" => (false, false),
+            Some(r) if r.get_ref() == "illegal" => (true, false),
+            Some(r) if r.get_ref() == "break" => (false, true),
             Some(r) => {
-                self.err(r.span(), format!("`{}`: royals_facing is \"illegal\" or \"allowed\"", r.get_ref()));
-                false
+                self.err(
+                    r.span(),
+                    format!("`{}`: royals_facing is \"illegal\", \"break\" or \"allowed\"", r.get_ref()),
+                );
+                (false, false)
             }
         };
-        let rules = CoreRules { royals_facing_illegal, ..rules };
+        let rules = CoreRules { royals_facing_illegal, royals_facing_break, ..rules };
         let two_sided = spec.turns.model.as_ref().is_none_or(|m| m.get_ref() == "alternate");
         let rules = CoreRules { end: self.end_rules(&spec.rules, &kinds, &regions, two_sided), ..rules };
         let rules = CoreRules { explosion: self.explosion(&spec, &kinds, two_sided), ..rules };
@@ -593,12 +599,17 @@ impl Compiler<'_, '_> {
                 blockable: false,
                 cannot_hop: 0,
                 within: None,
+                to: None,
             });
         }
         let (shape, vectors) = (given[0].0, given[0].1.as_ref().unwrap());
         // The solo engine reads only leaps, slides and farthest squares over its wear.
         if self.solo && (shape == Shape::Hop || s.blockable) {
             self.err(span.clone(), "`hop` and `blockable` are for two-sided boards: a solo board has no screens");
+            return None;
+        }
+        if self.solo && s.to.is_some() {
+            self.err(span.clone(), "`to` is for two-sided boards: a solo board's targets ignore it");
             return None;
         }
         if s.blockable && shape != Shape::Leap {
@@ -685,13 +696,19 @@ impl Compiler<'_, '_> {
                 }
             }
         }
-        let from = s.from.as_ref().and_then(|r| {
+        let region = |c: &mut Self, r: &schema::Name| {
             let i = region_index(r.get_ref());
             if i.is_none() {
-                self.err(r.span(), format!("unknown region `{}`", r.get_ref()));
+                c.err(r.span(), format!("unknown region `{}`", r.get_ref()));
             }
             i
-        });
+        };
+        let to = s.to.as_ref().and_then(|r| region(self, r));
+        // `to` alone: the move starts in the region too (a line drawn inside it).
+        let from = match &s.from {
+            Some(r) => region(self, r),
+            None => to,
+        };
         let mut cannot_capture = 0u32;
         for k in &s.cannot_capture {
             match kind_index(k.get_ref()) {
@@ -720,6 +737,7 @@ impl Compiler<'_, '_> {
             blockable: s.blockable,
             cannot_hop,
             within: None,
+            to,
         })
     }
 

@@ -25,6 +25,20 @@ pub enum EndWhen {
     /// A side has given check `count` times (judged for the side that just moved; the
     /// counts are carried in the FEN as the checks each side still needs, `3+3`).
     Checks { count: u8 },
+    /// Both sides passed, one after the other (judged for the side that passed last).
+    Passes,
+    /// The royal pieces face each other on an open file and did before the last action:
+    /// the side that just moved left them so (judged for that side).
+    Facing,
+}
+
+/// `[rules.points]`, compiled: what a side's material counts, for `result = "points"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Points {
+    /// Per kind.
+    pub values: Vec<f64>,
+    /// Per side (white, black).
+    pub bonus: [f64; 2],
 }
 
 /// One compiled `[[rules.end]]` entry.
@@ -33,6 +47,9 @@ pub struct EndRule {
     pub when: EndWhen,
     /// The result for the side concerned (the one that arrived, or that ran out).
     pub verdict: Verdict,
+    /// `result = "points"`: the winner is decided by `[rules.points]` (the verdict is
+    /// then unused).
+    pub by_points: bool,
     /// The outcome's reason (`"reaching_the_goal"`, `"extinction"` or the entry's own).
     pub reason: String,
 }
@@ -43,6 +60,8 @@ pub struct EndRules {
     pub ends: Vec<EndRule>,
     pub forced_capture: bool,
     pub checks_illegal: bool,
+    /// `[rules.points]`.
+    pub points: Option<Points>,
 }
 
 impl Compiler<'_, '_> {
@@ -63,15 +82,44 @@ impl Compiler<'_, '_> {
                 false
             }
         };
-        if !two_sided && (!spec.end.is_empty() || spec.forced_capture || out.checks_illegal) {
+        if !two_sided && (!spec.end.is_empty() || spec.forced_capture || out.checks_illegal || spec.pass) {
             let span = spec.end.first().map_or(0..0, |e| e.span());
-            self.err(span, "`[[rules.end]]`, `forced_capture` and `giving_check` are for two-sided boards");
+            self.err(span, "`[[rules.end]]`, `forced_capture`, `giving_check` and `pass` are for two-sided boards");
             return EndRules::default();
         }
         for e in &spec.end {
             if let Some(r) = self.end_rule(e, kinds, regions) {
                 out.ends.push(r);
             }
+        }
+        if let Some(p) = &spec.points {
+            let mut values = vec![0.0; kinds.len()];
+            for (name, v) in p.get_ref().values.iter() {
+                match kinds.iter().position(|k| &k.name == name) {
+                    Some(i) if v.get_ref().is_finite() => values[i] = *v.get_ref(),
+                    Some(_) => self.err(v.span(), format!("`{name}`: points are a finite number")),
+                    None => self.err(
+                        p.span(),
+                        format!(
+                            "`[rules.points] values`: unknown piece kind `{name}` (kinds: {})",
+                            kinds.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                    ),
+                }
+            }
+            let b = &p.get_ref().bonus;
+            if !b.white.is_finite() || !b.black.is_finite() {
+                self.err(p.span(), "`[rules.points] bonus`: points are a finite number");
+            }
+            out.points = Some(Points { values, bonus: [b.white, b.black] });
+        }
+        if out.points.is_none()
+            && let Some(e) = spec.end.iter().find(|e| e.get_ref().result.get_ref() == "points")
+        {
+            self.err(
+                e.get_ref().result.span(),
+                "result = \"points\" needs `[rules.points]` (what the material counts)",
+            );
         }
         out
     }
@@ -89,7 +137,8 @@ impl Compiler<'_, '_> {
                 }
             }
         }
-        let verdict = self.verdict(&s.result);
+        let by_points = s.result.get_ref() == "points";
+        let verdict = if by_points { Verdict::Draw } else { self.verdict(&s.result) };
         let reason = match &s.reason {
             None => None,
             Some(r) => {
@@ -184,8 +233,27 @@ impl Compiler<'_, '_> {
                     claim: s.claim.as_ref().is_some_and(|x| *x.get_ref()),
                 }
             }
+            w @ ("passes" | "facing") => {
+                for (key, span) in [
+                    ("kinds", s.kinds.first().map(|k| k.span())),
+                    ("region", s.region.as_ref().map(|x| x.span())),
+                    ("reply", s.reply.as_ref().map(|x| x.span())),
+                    ("at_most", s.at_most.as_ref().map(|x| x.span())),
+                    ("opponent_at_least", s.opponent_at_least.as_ref().map(|x| x.span())),
+                    ("claim", s.claim.as_ref().map(|x| x.span())),
+                    ("count", s.count.as_ref().map(|x| x.span())),
+                ] {
+                    ok &= misplaced(self, key, span, w);
+                }
+                if w == "passes" { EndWhen::Passes } else { EndWhen::Facing }
+            }
             other => {
-                self.err(s.when.span(), format!("`{other}`: an end's `when` is \"reach\", \"extinct\" or \"checks\""));
+                self.err(
+                    s.when.span(),
+                    format!(
+                        "`{other}`: an end's `when` is \"reach\", \"extinct\", \"checks\", \"passes\" or \"facing\""
+                    ),
+                );
                 return None;
             }
         };
@@ -197,9 +265,11 @@ impl Compiler<'_, '_> {
                 EndWhen::Reach { .. } => "reaching_the_goal",
                 EndWhen::Extinct { .. } => "extinction",
                 EndWhen::Checks { .. } => "checks",
+                EndWhen::Passes => "passes",
+                EndWhen::Facing => "facing",
             }
             .to_string()
         });
-        Some(EndRule { when, verdict, reason })
+        Some(EndRule { when, verdict, by_points, reason })
     }
 }

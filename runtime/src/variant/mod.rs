@@ -28,7 +28,7 @@ use crate::movegen::tables::Tables;
 use crate::piece::{KindId, Side};
 
 pub use builtin::{BuiltIn, built_in, built_in_named};
-pub use ends::{EndRule, EndRules, EndWhen};
+pub use ends::{EndRule, EndRules, EndWhen, Points};
 pub use load::{Found, Origin, Script, find, known_variants, looked_in, search_path};
 pub use reload::Reloader;
 pub use solo::{DuelRules, Generation, LayerPiece, Level, SoloRules};
@@ -135,6 +135,11 @@ pub struct CoreRules {
     pub royal_lost: bool,
     /// Two opposing royal pieces may not face each other on an open file.
     pub royals_facing_illegal: bool,
+    /// Two opposing royal pieces that face each other on an open file must be parted by
+    /// the side to move (any move that leaves them facing is illegal), or it passes.
+    pub royals_facing_break: bool,
+    /// A side may pass (`[rules] pass`).
+    pub pass: bool,
     /// `[[rules.end]]`, `forced_capture`, `giving_check`.
     pub end: EndRules,
     /// `[rules.explosion]`: captures blast the squares around them.
@@ -332,6 +337,8 @@ pub struct Atom {
     pub cannot_hop: u32,
     /// Only to squares of this region (the piece is `confined` to it).
     pub within: Option<usize>,
+    /// Only to squares of this region (the atom's own `to`).
+    pub to: Option<usize>,
 }
 
 impl Atom {

@@ -277,6 +277,34 @@ pub struct RulesSpec {
     pub giving_check: Option<Spanned<String>>,
     /// A capture blasts the squares around it (`[rules.explosion]`, see `explosion.rs`).
     pub explosion: Option<Spanned<ExplosionSpec>>,
+    /// A side may pass (not in check), written as its royal piece's move onto its own
+    /// square (`e2-e2`, as Fairy-Stockfish writes janggi's pass).
+    #[serde(default)]
+    pub pass: bool,
+    /// The material count an end rule with `result = "points"` decides by.
+    pub points: Option<Spanned<PointsSpec>>,
+}
+
+/// `[rules.points]`: each side's material counted by kind, plus a bonus per side (the
+/// komi); the higher total wins, equal totals draw.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointsSpec {
+    /// Points per piece, by kind name (kinds left out count nothing).
+    #[serde(default)]
+    pub values: Ordered<Spanned<f64>>,
+    /// Points added to a side's count: `{ black = 1.5 }`.
+    #[serde(default)]
+    pub bonus: BonusSpec,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BonusSpec {
+    #[serde(default)]
+    pub white: f64,
+    #[serde(default)]
+    pub black: f64,
 }
 
 /// `[rules.explosion]`: every capture removes the pieces around the capture square.
@@ -305,6 +333,8 @@ impl Default for RulesSpec {
             forced_capture: false,
             giving_check: None,
             explosion: None,
+            pass: false,
+            points: None,
         }
     }
 }
@@ -476,6 +506,9 @@ pub struct MoveSpec {
     pub capture: Option<Spanned<String>>,
     /// Only from squares of this region (a pawn's first-move steps).
     pub from: Option<Name>,
+    /// Only to squares of this region, and (with `from` left out) only from them too: a
+    /// move along lines drawn inside a region (janggi's palace diagonals).
+    pub to: Option<Name>,
     /// "creates": the squares this move skips can be taken en passant on the next reply.
     /// "captures": this capture may also land on such a skipped square.
     pub en_passant: Option<Spanned<String>>,
