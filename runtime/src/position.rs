@@ -322,24 +322,36 @@ impl<B: Bits> Position<B> {
         self.close_spent_gates(t, us);
     }
 
+    /// The mover's returned pieces have waited through this turn: frees them (the hash
+    /// updated). Whether there were any.
+    fn free_waiting(&mut self, t: &Tables<B>, us: Side) -> bool {
+        if !self.waiting[us.index()].any() {
+            return false;
+        }
+        for s in self.waiting[us.index()].iter() {
+            self.hash ^= t.zobrist.waiting[s];
+        }
+        self.waiting[us.index()] = B::EMPTY;
+        true
+    }
+
+    /// En passant lapses (the hash updated).
+    fn clear_ep(&mut self, t: &Tables<B>) {
+        for s in self.ep.iter() {
+            self.hash ^= t.zobrist.ep[s];
+        }
+        self.ep = B::EMPTY;
+    }
+
     /// A pass: nothing moves; en passant lapses, the mover's waiting pieces have waited.
     fn make_pass<S: Sink>(&mut self, t: &Tables<B>, a: Action, ev: &mut S) {
         let us = self.stm;
         self.last_drop = 0;
         self.passes = self.passes.saturating_add(1);
-        if self.waiting[us.index()].any() {
-            for s in self.waiting[us.index()].iter() {
-                self.hash ^= t.zobrist.waiting[s];
-            }
-            self.waiting[us.index()] = B::EMPTY;
+        if self.free_waiting(t, us) {
             self.refresh_inactive();
         }
-        if self.ep.any() {
-            for s in self.ep.iter() {
-                self.hash ^= t.zobrist.ep[s];
-            }
-            self.ep = B::EMPTY;
-        }
+        self.clear_ep(t);
         if S::ON {
             ev.push(Event::Passed { side: us, square: a.from });
         }
@@ -363,19 +375,10 @@ impl<B: Bits> Position<B> {
         let us = self.stm;
         let Some(kind) = a.promotion else { return };
         let to = a.to.index();
-        if self.waiting[us.index()].any() {
-            for s in self.waiting[us.index()].iter() {
-                self.hash ^= t.zobrist.waiting[s];
-            }
-            self.waiting[us.index()] = B::EMPTY;
+        if self.free_waiting(t, us) {
             self.refresh_inactive();
         }
-        if self.ep.any() {
-            for s in self.ep.iter() {
-                self.hash ^= t.zobrist.ep[s];
-            }
-            self.ep = B::EMPTY;
-        }
+        self.clear_ep(t);
         let n = self.hands[us.index()].count(kind);
         self.set_hand(t, us, kind.index(), n.saturating_sub(1));
         self.last_drop = kind.0 + 1;
@@ -665,18 +668,8 @@ impl<B: Bits> Position<B> {
         let mut progress = t.progress & (1 << kind) != 0;
 
         // The mover's returned pieces have waited through this turn: free them.
-        if self.waiting[us.index()].any() {
-            for s in self.waiting[us.index()].iter() {
-                self.hash ^= t.zobrist.waiting[s];
-            }
-            self.waiting[us.index()] = B::EMPTY;
-        }
-        if self.ep.any() {
-            for s in self.ep.iter() {
-                self.hash ^= t.zobrist.ep[s];
-            }
-            self.ep = B::EMPTY;
-        }
+        self.free_waiting(t, us);
+        self.clear_ep(t);
         // A move from a king's or rook's square costs its rights. So does a capture on it,
         // except with combat, where the attacked piece may survive: there the rights are
         // checked after the attack (see `keep_castling_pieces`).

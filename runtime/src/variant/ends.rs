@@ -154,19 +154,30 @@ impl Compiler<'_, '_> {
             }
         };
         // A key of the other kind of entry is a mistake, not something to ignore.
-        let misplaced = |c: &mut Self, key: &str, span: Option<std::ops::Range<usize>>, when: &str| {
-            if let Some(sp) = span {
-                c.err(sp, format!("`{key}` means nothing with when = \"{when}\""));
-                return false;
+        let given = [
+            ("kinds", s.kinds.first().map(|k| k.span())),
+            ("region", s.region.as_ref().map(|x| x.span())),
+            ("reply", s.reply.as_ref().map(|x| x.span())),
+            ("at_most", s.at_most.as_ref().map(|x| x.span())),
+            ("opponent_at_least", s.opponent_at_least.as_ref().map(|x| x.span())),
+            ("claim", s.claim.as_ref().map(|x| x.span())),
+            ("count", s.count.as_ref().map(|x| x.span())),
+        ];
+        let misplaced = |c: &mut Self, when: &str, meant: &[&str]| {
+            let mut ok = true;
+            for (key, span) in &given {
+                if let Some(sp) = span
+                    && !meant.contains(key)
+                {
+                    c.err(sp.clone(), format!("`{key}` means nothing with when = \"{when}\""));
+                    ok = false;
+                }
             }
-            true
+            ok
         };
         let when = match s.when.get_ref().as_str() {
             "reach" => {
-                ok &= misplaced(self, "at_most", s.at_most.as_ref().map(|x| x.span()), "reach");
-                ok &= misplaced(self, "opponent_at_least", s.opponent_at_least.as_ref().map(|x| x.span()), "reach");
-                ok &= misplaced(self, "claim", s.claim.as_ref().map(|x| x.span()), "reach");
-                ok &= misplaced(self, "count", s.count.as_ref().map(|x| x.span()), "reach");
+                ok &= misplaced(self, "reach", &["kinds", "region", "reply"]);
                 if s.kinds.is_empty() {
                     self.err(s.when.span(), "when = \"reach\" needs `kinds` (the pieces that must arrive)");
                     ok = false;
@@ -188,16 +199,7 @@ impl Compiler<'_, '_> {
                 EndWhen::Reach { kinds: mask, region: region?, reply }
             }
             "checks" => {
-                for (key, span) in [
-                    ("kinds", s.kinds.first().map(|k| k.span())),
-                    ("region", s.region.as_ref().map(|x| x.span())),
-                    ("reply", s.reply.as_ref().map(|x| x.span())),
-                    ("at_most", s.at_most.as_ref().map(|x| x.span())),
-                    ("opponent_at_least", s.opponent_at_least.as_ref().map(|x| x.span())),
-                    ("claim", s.claim.as_ref().map(|x| x.span())),
-                ] {
-                    ok &= misplaced(self, key, span, "checks");
-                }
+                ok &= misplaced(self, "checks", &["count"]);
                 let count = match &s.count {
                     None => {
                         self.err(s.when.span(), "when = \"checks\" needs `count` (the checks that end the game)");
@@ -223,9 +225,7 @@ impl Compiler<'_, '_> {
                 EndWhen::Checks { count }
             }
             "extinct" => {
-                ok &= misplaced(self, "region", s.region.as_ref().map(|x| x.span()), "extinct");
-                ok &= misplaced(self, "reply", s.reply.as_ref().map(|x| x.span()), "extinct");
-                ok &= misplaced(self, "count", s.count.as_ref().map(|x| x.span()), "extinct");
+                ok &= misplaced(self, "extinct", &["kinds", "at_most", "opponent_at_least", "claim"]);
                 EndWhen::Extinct {
                     kinds: if s.kinds.is_empty() { None } else { Some(mask) },
                     at_most: s.at_most.as_ref().map_or(0, |x| *x.get_ref()),
@@ -234,17 +234,7 @@ impl Compiler<'_, '_> {
                 }
             }
             w @ ("passes" | "facing") => {
-                for (key, span) in [
-                    ("kinds", s.kinds.first().map(|k| k.span())),
-                    ("region", s.region.as_ref().map(|x| x.span())),
-                    ("reply", s.reply.as_ref().map(|x| x.span())),
-                    ("at_most", s.at_most.as_ref().map(|x| x.span())),
-                    ("opponent_at_least", s.opponent_at_least.as_ref().map(|x| x.span())),
-                    ("claim", s.claim.as_ref().map(|x| x.span())),
-                    ("count", s.count.as_ref().map(|x| x.span())),
-                ] {
-                    ok &= misplaced(self, key, span, w);
-                }
+                ok &= misplaced(self, w, &[]);
                 if w == "passes" { EndWhen::Passes } else { EndWhen::Facing }
             }
             other => {
