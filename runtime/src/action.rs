@@ -86,6 +86,12 @@ impl Action {
     pub fn is_pass(&self) -> bool {
         self.kind == ActionKind::Pass
     }
+    /// The kind this action promotes to: its `promotion`, except for a drop, where that
+    /// field names the kind dropped.
+    #[inline(always)]
+    pub fn promotes_to(&self) -> Option<KindId> {
+        if self.is_drop() { None } else { self.promotion }
+    }
     #[inline(always)]
     pub fn is_drop(&self) -> bool {
         self.kind == ActionKind::Drop

@@ -224,7 +224,7 @@ impl Marshal {
             a.from.index() as u16 + 1,
             a.to.index() as u16 + 1,
             kind(mover),
-            kind(if drop { None } else { a.promotion }),
+            kind(a.promotes_to()),
             kind(g.captured(a).map(|p| p.kind)),
             type_index(a.kind),
         )

@@ -185,7 +185,7 @@ fn lmr_table() -> Vec<[u8; 64]> {
 /// Whether `a` promotes (a drop names the kind it drops in the same field: not a promotion).
 #[inline]
 fn promotes(a: Action) -> bool {
-    a.promotion.is_some() && a.kind != ActionKind::Drop
+    a.promotes_to().is_some()
 }
 
 /// Searches the position `node` stands on. None if the side to move has no action.
@@ -423,7 +423,7 @@ impl<N: Node> Search<'_, N> {
         if tt_move.is_some_and(|b| b.is(a)) {
             return 1 << 30;
         }
-        let promo = if promotes(a) { a.promotion.map_or(0, |k| self.node.kind_value(k.index()).max(0)) } else { 0 };
+        let promo = a.promotes_to().map_or(0, |k| self.node.kind_value(k.index()).max(0));
         if let Some(victim) = self.node.captures(a) {
             let key = victim * 64 - self.node.mover_value(a) / 16 + promo;
             // A capture that loses material in the exchange goes after the killers.
