@@ -428,10 +428,9 @@ impl<B: Bits> Tables<B> {
             v.rules.end.ends.iter().enumerate().filter(|(_, e)| e.by_points).fold(0, |m, (i, _)| m | 1 << i);
         t.points = v.rules.end.points.clone();
         t.pass = v.rules.pass;
-        t.facing_illegal = v.rules.royals_facing_illegal;
-        t.facing_break = v.rules.royals_facing_break;
-        t.track_facing =
-            v.rules.royals_facing_break || v.rules.end.ends.iter().any(|e| e.when == crate::variant::EndWhen::Facing);
+        t.facing_illegal = v.rules.royals_facing == crate::variant::RoyalsFacing::Illegal;
+        t.facing_break = v.rules.royals_facing == crate::variant::RoyalsFacing::Break;
+        t.track_facing = t.facing_break || v.rules.end.ends.iter().any(|e| e.when == crate::variant::EndWhen::Facing);
         t.count_checks = t.ends.iter().any(|e| matches!(e, CEnd::Checks { .. }));
         t.explosion = v.rules.explosion.as_ref().map(|x| {
             let area = |side: Side| -> Vec<B> {

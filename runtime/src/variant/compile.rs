@@ -326,8 +326,7 @@ impl Compiler<'_, '_> {
         let castling = self.castling(&spec.castling, geometry);
         let rules = CoreRules {
             check: spec.rules.check,
-            royals_facing_illegal: false,
-            royals_facing_break: false,
+            royals_facing: RoyalsFacing::Allowed,
             pass: spec.rules.pass,
             checkmate: self.verdict(&spec.rules.checkmate),
             stalemate: self.verdict(&spec.rules.stalemate),
@@ -342,20 +341,20 @@ impl Compiler<'_, '_> {
             end: Default::default(),
             explosion: None,
         };
-        let (royals_facing_illegal, royals_facing_break) = match &spec.rules.royals_facing {
-            None => (false, false),
-            Some(r) if r.get_ref() == "allowed" => (false, false),
-            Some(r) if r.get_ref() == "illegal" => (true, false),
-            Some(r) if r.get_ref() == "break" => (false, true),
+        let royals_facing = match &spec.rules.royals_facing {
+            None => RoyalsFacing::Allowed,
+            Some(r) if r.get_ref() == "allowed" => RoyalsFacing::Allowed,
+            Some(r) if r.get_ref() == "illegal" => RoyalsFacing::Illegal,
+            Some(r) if r.get_ref() == "break" => RoyalsFacing::Break,
             Some(r) => {
                 self.err(
                     r.span(),
                     format!("`{}`: royals_facing is \"illegal\", \"break\" or \"allowed\"", r.get_ref()),
                 );
-                (false, false)
+                RoyalsFacing::Allowed
             }
         };
-        let rules = CoreRules { royals_facing_illegal, royals_facing_break, ..rules };
+        let rules = CoreRules { royals_facing, ..rules };
         let two_sided = spec.turns.model.as_ref().is_none_or(|m| m.get_ref() == "alternate");
         let rules = CoreRules { end: self.end_rules(&spec.rules, &kinds, &regions, two_sided), ..rules };
         let rules = CoreRules { explosion: self.explosion(&spec, &kinds, two_sided), ..rules };

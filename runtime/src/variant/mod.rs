@@ -122,6 +122,20 @@ pub struct ScriptLimits {
     pub time_limit_ms: u32,
 }
 
+/// What two opposing royal pieces facing each other on an open file mean
+/// (`[rules] royals_facing`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RoyalsFacing {
+    /// Nothing (chess).
+    #[default]
+    Allowed,
+    /// They may not: facing counts as an attack (xiangqi's flying general).
+    Illegal,
+    /// The side to move must part them (any move that leaves them facing is illegal), or
+    /// pass (janggi's bikjang).
+    Break,
+}
+
 /// Core rules that every two-sided variant states.
 #[derive(Debug, Clone)]
 pub struct CoreRules {
@@ -133,11 +147,8 @@ pub struct CoreRules {
     pub stalemate: Verdict,
     /// A side that has lost all its royal pieces loses (when set).
     pub royal_lost: bool,
-    /// Two opposing royal pieces may not face each other on an open file.
-    pub royals_facing_illegal: bool,
-    /// Two opposing royal pieces that face each other on an open file must be parted by
-    /// the side to move (any move that leaves them facing is illegal), or it passes.
-    pub royals_facing_break: bool,
+    /// Two opposing royal pieces on one open file (`royals_facing`).
+    pub royals_facing: RoyalsFacing,
     /// A side may pass (`[rules] pass`).
     pub pass: bool,
     /// `[[rules.end]]`, `forced_capture`, `giving_check`.
