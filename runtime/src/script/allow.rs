@@ -147,21 +147,32 @@ impl Interest {
     }
 }
 
-/// How the action reaches `allow`: the action is one table, made once and refilled for
-/// each call from name lists made once (no text to format or parse).
+/// How the action reaches `allow`: the action is a view, made once and refilled for each
+/// call from name lists made once (no text to format or parse).
 ///
-/// One action (`allow_reason`) goes through a small Lua function of the host's, called
-/// with whole numbers (square, kind and type indices). A listing's actions go to Lua in
-/// one protected call instead ([`LuaHooks::allow_actions`]): C code fills the table and
-/// calls `allow` for each action through Lua's C API. A call from Rust per action (mlua's
-/// lock, error handler, stack checks and argument conversions around a protected call)
-/// cost several times the call itself, and filling the table in Lua ran a dozen VM
-/// instructions per action, each paying the count hook's per-instruction check.
+/// A listing's actions go to Lua in one protected call ([`LuaHooks::allow_actions`]): C
+/// code fills the table and calls `allow` for each action through Lua's C API (a call
+/// from Rust per action, with mlua's lock, error handler and conversions, cost several
+/// times the call itself). One action (`allow_reason`) goes through a small Lua function
+/// of the host's, called with whole numbers (square, kind and type indices).
+///
+/// The script receives a *view* of the action: an empty table whose metatable reads
+/// through to the host's table of the fields (`__index`), which no script can reach (the
+/// metatable is protected, and the rules have no `debug` library). So the host sets only
+/// the fields that differ from the previous action's (most often `to` alone: the actions
+/// of one piece come together), and no write of a script can leave a stale field behind.
+/// A script that writes into its view makes it a plain table for the rest of the call
+/// (the fields copied in, then the write: Lua's own semantics, `nil` included); before
+/// the next call the host sees that the view is no longer empty and hands out a fresh one.
 pub(super) struct Marshal {
     /// One action: `(game, from, to, piece, promotion, capture, type)`.
     call: Function,
-    /// The action table, refilled for each action of a listing.
-    table: mlua::Table,
+    /// The listing's current view, at index 1 (a fresh one replaces a written one).
+    holder: mlua::Table,
+    /// The fields the listing's views read through to.
+    back: mlua::Table,
+    /// Makes a fresh view of `back`.
+    new_view: Function,
     squares: mlua::Table,
     kinds: mlua::Table,
     types: mlua::Table,
@@ -169,27 +180,170 @@ pub(super) struct Marshal {
 }
 
 /// The host's side of one call: `S`, `K`, `T` list the square, kind and type names
-/// (kind 0: none, so nil); a tail call, so errors and tracebacks show `allow` alone.
+/// (kind 0: none, so nil); `back` is this path's own field table and `view` makes a view
+/// of it. A tail call, so errors and tracebacks show `allow` alone.
 const MARSHAL: &str = r#"
-local S, K, T, allow = ...
-local t = {}
+local S, K, T, allow, back, view = ...
 return function(game, from, to, piece, promotion, capture, kind)
-  t.from, t.to, t.piece, t.promotion, t.capture, t.type = S[from], S[to], K[piece], K[promotion], K[capture], T[kind]
-  return allow(game, t)
+  back.from, back.to, back.piece, back.promotion, back.capture, back.type =
+    S[from], S[to], K[piece], K[promotion], K[capture], T[kind]
+  return allow(game, view())
 end
 "#;
 
 /// The stack of a listing's protected call: the arguments `exec_raw` pushes, then the
 /// action table's keys (`from`, `to`, `piece`, `promotion`, `capture`, `type`), pushed
-/// once per listing.
+/// once per listing, then the current view.
 const GAME: c_int = 1;
 const ALLOW: c_int = 2;
-const TABLE: c_int = 3;
-const SQUARES: c_int = 4;
-const KINDS: c_int = 5;
-const TYPES: c_int = 6;
-const ACTION_KEYS: c_int = 7;
+const HOLDER: c_int = 3;
+const BACK: c_int = 4;
+const SQUARES: c_int = 5;
+const KINDS: c_int = 6;
+const TYPES: c_int = 7;
+const NEW_VIEW: c_int = 8;
+const ACTION_KEYS: c_int = 9;
+const VIEW: c_int = ACTION_KEYS + KEY_NAMES.len() as c_int;
 const KEY_NAMES: [&std::ffi::CStr; 6] = [c"from", c"to", c"piece", c"promotion", c"capture", c"type"];
+/// Which name list each field's index reads (in the order of [`KEY_NAMES`]).
+const FIELD_LISTS: [c_int; 6] = [SQUARES, SQUARES, KINDS, KINDS, KINDS, TYPES];
+/// A field's value not known to be in the table.
+const UNKNOWN: i32 = -1;
+
+/// The upvalues of the view's metamethods: the field table, the plain metatable.
+const UP_BACK: c_int = 1;
+const UP_PLAIN: c_int = 2;
+
+/// Makes the view `idx` (a table) a plain table: the fields it lacks copied in from the
+/// table it reads through to, and the metatable without `__index`, `__newindex` and
+/// `__pairs`. Nothing is raised but a memory error.
+///
+/// SAFETY: inside a C function with the upvalues [`UP_BACK`], [`UP_PLAIN`]; `idx` is absolute.
+unsafe fn materialize(l: *mut ffi::lua_State, idx: c_int) {
+    unsafe {
+        for key in KEY_NAMES {
+            ffi::lua_pushstring(l, key.as_ptr());
+            ffi::lua_pushvalue(l, -1);
+            if ffi::lua_rawget(l, idx) == ffi::LUA_TNIL {
+                ffi::lua_pop(l, 1);
+                ffi::lua_pushvalue(l, -1);
+                if ffi::lua_rawget(l, ffi::lua_upvalueindex(UP_BACK)) != ffi::LUA_TNIL {
+                    ffi::lua_rawset(l, idx);
+                    continue;
+                }
+            }
+            ffi::lua_pop(l, 2);
+        }
+        ffi::lua_pushvalue(l, ffi::lua_upvalueindex(UP_PLAIN));
+        ffi::lua_setmetatable(l, idx);
+    }
+}
+
+/// Raises `message` at the calling script's line (as Lua's own errors are).
+///
+/// SAFETY: inside a C function called from Lua; nothing on the caller's frame to drop.
+unsafe fn raise(l: *mut ffi::lua_State, message: &std::ffi::CStr) -> ! {
+    unsafe {
+        ffi::luaL_where(l, 1);
+        ffi::lua_pushstring(l, message.as_ptr());
+        ffi::lua_concat(l, 2);
+        ffi::lua_error(l)
+    }
+}
+
+/// The view's `__newindex` (`view[k] = v` for a `k` the view lacks): the view becomes a
+/// plain table, then takes the write.
+unsafe extern "C-unwind" fn view_newindex(l: *mut ffi::lua_State) -> c_int {
+    unsafe {
+        ffi::lua_settop(l, 3);
+        if ffi::lua_type(l, 1) != ffi::LUA_TTABLE {
+            raise(l, c"bad argument #1 to '__newindex' (table expected)");
+        }
+        match ffi::lua_type(l, 2) {
+            ffi::LUA_TNIL => raise(l, c"index is nil"),
+            ffi::LUA_TNUMBER if ffi::lua_isinteger(l, 2) == 0 && ffi::lua_tonumber(l, 2).is_nan() => {
+                raise(l, c"index is NaN")
+            }
+            _ => {}
+        }
+        materialize(l, 1);
+        ffi::lua_rawset(l, 1);
+        0
+    }
+}
+
+/// Lua's `next`, for a materialized view's `pairs`.
+unsafe extern "C-unwind" fn view_next(l: *mut ffi::lua_State) -> c_int {
+    unsafe {
+        ffi::lua_settop(l, 2);
+        if ffi::lua_type(l, 1) != ffi::LUA_TTABLE {
+            raise(l, c"bad argument #1 to 'next' (table expected)");
+        }
+        if ffi::lua_next(l, 1) != 0 {
+            2
+        } else {
+            ffi::lua_pushnil(l);
+            1
+        }
+    }
+}
+
+/// The view's `__pairs`: the view becomes a plain table, then is walked like one.
+unsafe extern "C-unwind" fn view_pairs(l: *mut ffi::lua_State) -> c_int {
+    unsafe {
+        ffi::lua_settop(l, 1);
+        if ffi::lua_type(l, 1) != ffi::LUA_TTABLE {
+            raise(l, c"bad argument #1 to '__pairs' (table expected)");
+        }
+        materialize(l, 1);
+        ffi::lua_pushcfunction(l, view_next);
+        ffi::lua_pushvalue(l, 1);
+        ffi::lua_pushnil(l);
+        3
+    }
+}
+
+/// A fresh view (upvalue 1: the views' metatable).
+unsafe extern "C-unwind" fn view_new(l: *mut ffi::lua_State) -> c_int {
+    unsafe {
+        ffi::lua_createtable(l, 0, 0);
+        ffi::lua_pushvalue(l, ffi::lua_upvalueindex(1));
+        ffi::lua_setmetatable(l, -2);
+        1
+    }
+}
+
+/// The function that makes views of `back` (see [`Marshal`]).
+fn view_maker(lua: &mlua::Lua, back: &mlua::Table) -> mlua::Result<Function> {
+    // SAFETY: C API calls on the stack `exec_raw` gives (`back` at 1), room checked
+    // first; writes into new tables without metatables, so only a memory error may be
+    // raised, over frames that own nothing. Leaves the function alone on the stack.
+    unsafe {
+        lua.exec_raw::<Function>(back, |l| {
+            ffi::luaL_checkstack(l, 8, std::ptr::null());
+            let set = |t: c_int, name: &std::ffi::CStr| ffi::lua_setfield(l, t, name.as_ptr());
+            // 2: the metatable of a materialized view.
+            ffi::lua_createtable(l, 0, 1);
+            ffi::lua_pushstring(l, c"protected".as_ptr());
+            set(2, c"__metatable");
+            // 3: the views' metatable.
+            ffi::lua_createtable(l, 0, 4);
+            ffi::lua_pushstring(l, c"protected".as_ptr());
+            set(3, c"__metatable");
+            ffi::lua_pushvalue(l, 1);
+            set(3, c"__index");
+            for (name, f) in [(c"__newindex", view_newindex as ffi::lua_CFunction), (c"__pairs", view_pairs)] {
+                ffi::lua_pushvalue(l, 1);
+                ffi::lua_pushvalue(l, 2);
+                ffi::lua_pushcclosure(l, f, 2);
+                set(3, name);
+            }
+            ffi::lua_pushcclosure(l, view_new, 1);
+            ffi::lua_replace(l, 1);
+            ffi::lua_settop(l, 1);
+        })
+    }
+}
 
 fn type_index(kind: ActionKind) -> u8 {
     match kind {
@@ -209,25 +363,33 @@ impl Marshal {
         let squares = lua.create_sequence_from(names.squares)?;
         let kinds = lua.create_sequence_from(names.kinds)?;
         let types = lua.create_sequence_from(["move", "skip", "en_passant", "castle", "shot", "drop", "pass"])?;
+        let one = lua.create_table()?;
+        let one_view = view_maker(lua, &one)?;
         // Named like the prelude, whose frames messages skip for the rules' own line.
-        let call = lua.load(MARSHAL).set_name("=prelude").call::<Function>((&squares, &kinds, &types, allow))?;
-        let table = lua.create_table()?;
-        Ok(Marshal { call, table, squares, kinds, types, allow: allow.clone() })
+        let call = lua
+            .load(MARSHAL)
+            .set_name("=prelude")
+            .call::<Function>((&squares, &kinds, &types, allow, &one, &one_view))?;
+        let back = lua.create_table()?;
+        let new_view = view_maker(lua, &back)?;
+        let holder = lua.create_table()?;
+        holder.raw_set(1, new_view.call::<mlua::Table>(())?)?;
+        Ok(Marshal { call, holder, back, new_view, squares, kinds, types, allow: allow.clone() })
     }
 
     /// The arguments after `game` for `a`: square indices from 1, kinds from 1 (0: none).
-    fn args(g: &HookGame<'_>, a: &Action) -> (u16, u16, u8, u8, u8, u8) {
+    fn args(g: &HookGame<'_>, a: &Action) -> [u16; 6] {
         let drop = a.is_drop();
-        let kind = |k: Option<crate::piece::KindId>| k.map_or(0, |k| k.0 + 1);
+        let kind = |k: Option<crate::piece::KindId>| k.map_or(0, |k| k.0 as u16 + 1);
         let mover = if drop { a.promotion } else { g.piece(a.from).map(|p| p.kind) };
-        (
+        [
             a.from.index() as u16 + 1,
             a.to.index() as u16 + 1,
             kind(mover),
             kind(a.promotes_to()),
             kind(g.captured(a).map(|p| p.kind)),
-            type_index(a.kind),
-        )
+            u16::from(type_index(a.kind)),
+        ]
     }
 }
 
@@ -235,11 +397,14 @@ impl Marshal {
 #[derive(Default)]
 pub(super) struct Scratch {
     /// The actions asked about, as the indices of [`Marshal::args`].
-    args: Vec<(u16, u16, u8, u8, u8, u8)>,
+    args: Vec<[u16; 6]>,
     /// Where each is in the listing.
     at: Vec<u32>,
     /// Per action of the listing, whether `allow` refused it.
     refused: Vec<bool>,
+    /// The field values the listings' table holds, when known (a listing that fails
+    /// leaves them unknown: each is set again).
+    known: Option<[i32; 6]>,
 }
 
 /// What one call of `allow` answered.
@@ -252,7 +417,7 @@ impl LuaHooks {
     /// One call, the budget renewed; the view is what `game` acts on meanwhile.
     fn allow_call(&self, g: &mut HookGame<'_>, a: &Action, reason: bool) -> Result<Answer, ScriptError> {
         let marshal = self.marshal.as_ref().expect("made when allow is defined");
-        let (from, to, piece, promotion, capture, kind) = Marshal::args(g, a);
+        let [from, to, piece, promotion, capture, kind] = Marshal::args(g, a);
         let args = (&self.game, from, to, piece, promotion, capture, kind);
         self.watch.renew();
         let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
@@ -311,45 +476,61 @@ impl LuaHooks {
         self.budget.apply(&self.lua, g.var_bytes());
         self.watch.start();
         let (list, at, refused) = (&scratch.args, &scratch.at, &mut scratch.refused);
+        let mut known = scratch.known.take().unwrap_or([UNKNOWN; 6]);
+        let known_after = &mut scratch.known;
         let mut bad: Option<usize> = None;
         let mut any = false;
         let watch = &self.watch;
         let ptr = (g as *mut HookGame<'_>).cast::<HookGame<'static>>();
         self.current.0.store(ptr, std::sync::atomic::Ordering::Release);
         let m = marshal;
-        let args = (&self.game, &m.allow, &m.table, &m.squares, &m.kinds, &m.types);
-        // SAFETY: C API calls on the stack `exec_raw` gives (its arguments at 1..6, room
-        // checked for the keys and a call's slots). An error of `allow` goes to
+        let args = (&self.game, &m.allow, &m.holder, &m.back, &m.squares, &m.kinds, &m.types, &m.new_view);
+        // SAFETY: C API calls on the stack `exec_raw` gives (its arguments at 1..8, room
+        // checked for the keys, the view and a call's slots). An error of `allow` goes to
         // `exec_raw`'s protected call, over frames that own nothing to drop (references
-        // and integers; `refused` was sized before).
+        // and integers; `refused` was sized before); `known` is handed back only after
+        // the last call returned.
         let r = unsafe {
             self.lua.exec_raw::<Value>(args, |l| {
                 ffi::luaL_checkstack(l, 16, std::ptr::null());
                 for name in KEY_NAMES {
                     ffi::lua_pushstring(l, name.as_ptr());
                 }
+                ffi::lua_rawgeti(l, HOLDER, 1);
                 let top = ffi::lua_gettop(l);
-                // Raw sets of the table (it has no metatable), the keys on the stack.
-                for (k, &(from, to, piece, promotion, capture, kind)) in list.iter().enumerate() {
-                    let field = |key: c_int, value: c_int, list: c_int| {
-                        ffi::lua_pushvalue(l, ACTION_KEYS + key);
+                debug_assert_eq!(top, VIEW);
+                for (k, fields) in list.iter().enumerate() {
+                    // Only the fields that differ from the table's (raw sets: no script
+                    // reaches it, and it has no metatable).
+                    for (i, &value) in fields.iter().enumerate() {
+                        let value = i32::from(value);
+                        if known[i] == value {
+                            continue;
+                        }
+                        known[i] = UNKNOWN;
+                        ffi::lua_pushvalue(l, ACTION_KEYS + i as c_int);
                         if value == 0 {
                             ffi::lua_pushnil(l);
                         } else {
-                            ffi::lua_rawgeti(l, list, value as i64);
+                            ffi::lua_rawgeti(l, FIELD_LISTS[i], i64::from(value));
                         }
-                        ffi::lua_rawset(l, TABLE);
-                    };
-                    field(0, from as c_int, SQUARES);
-                    field(1, to as c_int, SQUARES);
-                    field(2, piece as c_int, KINDS);
-                    field(3, promotion as c_int, KINDS);
-                    field(4, capture as c_int, KINDS);
-                    field(5, kind as c_int, TYPES);
+                        ffi::lua_rawset(l, BACK);
+                        known[i] = value;
+                    }
+                    // A view the last call wrote into is replaced by a fresh one.
+                    ffi::lua_pushnil(l);
+                    if ffi::lua_next(l, VIEW) != 0 {
+                        ffi::lua_settop(l, top);
+                        ffi::lua_pushvalue(l, NEW_VIEW);
+                        ffi::lua_call(l, 0, 1);
+                        ffi::lua_pushvalue(l, -1);
+                        ffi::lua_rawseti(l, HOLDER, 1);
+                        ffi::lua_replace(l, VIEW);
+                    }
                     watch.renew();
                     ffi::lua_pushvalue(l, ALLOW);
                     ffi::lua_pushvalue(l, GAME);
-                    ffi::lua_pushvalue(l, TABLE);
+                    ffi::lua_pushvalue(l, VIEW);
                     // Unprotected: an error goes to `exec_raw`'s protected call, whose
                     // message handler (mlua's) adds the traceback at the error.
                     ffi::lua_call(l, 2, 1);
@@ -363,6 +544,7 @@ impl LuaHooks {
                         _ => {
                             // The wrong answer is the result.
                             bad = Some(k);
+                            *known_after = Some(known);
                             ffi::lua_replace(l, 1);
                             ffi::lua_settop(l, 1);
                             return;
@@ -370,6 +552,7 @@ impl LuaHooks {
                     }
                     ffi::lua_settop(l, top);
                 }
+                *known_after = Some(known);
                 ffi::lua_settop(l, 0);
                 ffi::lua_pushnil(l);
             })
