@@ -200,6 +200,100 @@ fn a_failing_allow_changes_nothing_and_names_its_line() {
     assert!(err.contains("rules.lua:3: stopped after"), "{err}");
 }
 
+/// Refuses every move onto d4 or e4 (so 18 of white's 20 first moves; black's 20 cannot
+/// reach them), and, when `WRITES` is in it, writes into its action table on some calls.
+const NO_CENTRE: &str = r#"
+function allow(game, a)
+  -- What earlier calls wrote must not show: every field is this action's own.
+  if a.extra ~= nil then error("a write leaked into the next call: extra") end
+  if a.piece == nil or a.type == nil or a.from == nil or a.to == "h8" then
+    error("a stale field: " .. tostring(a.from) .. "-" .. tostring(a.to) .. " " .. tostring(a.piece))
+  end
+  if a.from == "a1" and a.piece ~= "rook" then error("a stale from: a1 " .. a.piece) end
+  if a.promotion ~= nil then error("a stale promotion " .. a.promotion) end
+  if a.type ~= "move" and a.type ~= "skip" then error("a stale type " .. a.type) end
+  local refuse = a.to == "d4" or a.to == "e4"
+  WRITES
+  if refuse then return false, "not the centre" end
+end
+"#;
+
+/// Writes of every kind into the action table (knight moves, pawn moves to the third rank).
+const WRITES: &str = r#"
+  if a.piece == "knight" then
+    a.to = nil
+    if a.to ~= nil then error("a field set to nil still reads " .. a.to) end
+    a.capture, a.promotion, a.extra, a.type = "queen", "queen", 1, "castle"
+    if a.capture ~= "queen" or a.extra ~= 1 or a.type ~= "castle" then error("a write did not read back") end
+    a.to, a.from, a.piece = "h8", "a1", "pawn"
+    local keys = {}
+    for k in pairs(a) do keys[#keys + 1] = k end
+    table.sort(keys)
+    if table.concat(keys, ",") ~= "capture,extra,from,piece,promotion,to,type" then
+      error("pairs after writes: " .. table.concat(keys, ","))
+    end
+  elseif a.to == "a3" or a.to == "e3" then
+    rawset(a, "to", "h8")
+    rawset(a, "piece", nil)
+    if rawget(a, "to") ~= "h8" or a.to ~= "h8" then error("rawset did not read back") end
+  elseif a.to == "h3" then
+    -- A table of its own as a field: kept for this call only, like the rest.
+    a.extra = { 1 }
+  end
+"#;
+
+#[test]
+fn what_allow_writes_into_its_action_lasts_for_its_call_only() {
+    // The host sets only the fields that changed since the last action: a write of the
+    // script must never leave a stale field for the next call (knights' moves write through
+    // `__newindex`, some pawns' through `rawset`, between calls that write nothing).
+    let quiet = Game::new(load(&NO_CENTRE.replace("WRITES", "")));
+    let writing = Game::new(load(&NO_CENTRE.replace("WRITES", WRITES)));
+    assert_eq!(writing.try_perft(1).unwrap(), 18);
+    // Black's 20 replies reach neither d4 nor e4.
+    assert_eq!(writing.try_perft(2).unwrap(), 18 * 20);
+    assert_eq!(writing.try_perft(3).unwrap(), quiet.try_perft(3).unwrap());
+    assert_eq!(writing.try_perft(3).unwrap(), reference_perft(&writing, 3));
+    // Each played move asks `allow` on its own (the one-action path): the same rule.
+    let mut g = writing.clone();
+    for m in ["g1-f3", "b8-c6", "e2-e3", "c6-e5", "f3-e5"] {
+        g.play(m).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    let err = g.play("d7-d5").and_then(|_| g.play("e3-e4")).unwrap_err().to_string();
+    assert!(err.contains("not the centre"), "{err}");
+}
+
+#[test]
+fn the_action_reads_like_a_table_and_keeps_its_metatable() {
+    // `pairs` lists the action's fields (the one-action path: the reason of a refusal;
+    // the listing's path: an error), and the table's metatable is not the script's.
+    let rules = r#"
+allow_when = { promotion = true }
+function allow(game, a)
+  local t = {}
+  for k, v in pairs(a) do t[#t + 1] = k .. "=" .. v end
+  table.sort(t)
+  local text = table.concat(t, " ")
+  if a.promotion == "knight" and FAIL then error(text) end
+  if getmetatable(a) ~= "protected" then error("the metatable shows") end
+  if pcall(setmetatable, a, {}) then error("the metatable changed") end
+  return false, text
+end
+"#;
+    let mut g = Game::from_fen(load(&rules.replace("FAIL", "false")), PROMOTE).unwrap();
+    // The four promotions refused, the king's three moves left.
+    assert_eq!(g.try_perft(1).unwrap(), 3);
+    let err = g.play("g7-g8=Q").unwrap_err().to_string();
+    assert!(err.contains("from=g7 piece=pawn promotion=queen to=g8 type=move"), "{err}");
+    let fail = rules.replace("FAIL", "true");
+    let err = Game::from_fen(load(&fail), PROMOTE).unwrap().try_perft(1).unwrap_err().to_string();
+    assert!(err.contains("rules.lua:8: from=g7 piece=pawn promotion=knight to=g8 type=move"), "{err}");
+    // A capture lists its `capture` (g8 blocked: the pawn's only way is to take on f8).
+    let g = Game::from_fen(load(&fail), "k4rn1/6P1/8/8/8/8/8/7K w - - 0 1").unwrap();
+    let err = g.try_perft(1).unwrap_err().to_string();
+    assert!(err.contains("capture=rook from=g7 piece=pawn promotion=knight to=f8 type=move"), "{err}");
+}
+
 #[test]
 fn allow_when_is_checked_when_the_variant_loads() {
     let e = load_err("allow_when = { kinds = { \"pawnn\" } }\nfunction allow(game, a) end\n");
@@ -259,8 +353,9 @@ end
 
 /// The same rule as data and through `allow`, for a profiler (not a test: nothing is
 /// timed or asserted). `VARIA_PROBE=RULE,DEPTH` with RULE one of `data` (standard chess,
-/// no hooks), `every` (`allow` called for every action, returning nothing) or
-/// `promotions` (`allow_when = { promotion = true }`), from Kiwipete; e.g.
+/// no hooks), `every` (`allow` called for every action, returning nothing), `reads` (the
+/// same, reading four fields), `promotions` (`allow_when = { promotion = true }`) or
+/// `attacked` (each capture asks `game:attacked`), from Kiwipete; e.g.
 /// `valgrind --tool=callgrind --toggle-collect='*probe_perft*' target/…/lua_allow-… --ignored probe --exact`.
 #[test]
 #[ignore]
@@ -276,6 +371,11 @@ fn probe() {
         "every" => load_with("function allow(game, a) end\n", limits),
         "promotions" => load_with(
             "allow_when = { promotion = true }\nfunction allow(game, a) return a.promotion ~= \"queen\" end\n",
+            limits,
+        ),
+        "reads" => load_with("function allow(game, a) local f, t, p, c = a.from, a.to, a.piece, a.capture end\n", limits),
+        "attacked" => load_with(
+            "allow_when = { capture = true }\nfunction allow(game, a)\n  return game:attacked(a.to, game:to_move()) or true\nend\n",
             limits,
         ),
         other => panic!("unknown rule {other}"),

@@ -1,4 +1,5 @@
-//! The `game` methods hooks call most (`to_move`, `ply`, `events`, `get`, `set`) take a
+//! The `game` methods hooks call most (`to_move`, `ply`, `events`, `get`, `set`,
+//! `attacked`) take a
 //! fast path in C (`runtime/src/script/fast.rs`); every unusual case goes to the ordinary
 //! method. These tests hold both to the same answers and the same errors.
 
@@ -74,6 +75,30 @@ fn the_fast_methods_answer_as_the_game_is() {
 }
 
 #[test]
+fn attacked_answers_as_the_method_does() {
+    // "white" and "black" take the fast path; "White" and "b" the method's: the same answers.
+    let v = load(
+        r#"
+        function on_turn_end(game)
+          local seen = {}
+          for _, q in ipairs({ { "e3", "white" }, { "e3", "White" }, { "e6", "black" }, { "e6", "b" },
+                               { "e5", "white" }, { "e5", "w" }, { "e4", "black" }, { "e4", "Black" },
+                               { "d5", "white" }, { "f5", "WHITE" } }) do
+            seen[#seen + 1] = tostring(game:attacked(q[1], q[2]))
+          end
+          game:set("seen", table.concat(seen, " "))
+        end
+        "#,
+    );
+    let mut g = Game::new(v);
+    g.play("e2-e4").unwrap();
+    // After 1.e4: d2 and f2 guard e3, d7 and f7 guard e6, nothing reaches e5 or e4 (for
+    // black), and the pawn on e4 guards d5 and f5.
+    let expected = "true true true true false false false false true true";
+    assert!(matches!(g.var("seen"), Some(Var::Text(t)) if &**t == expected), "{:?}", g.var("seen"));
+}
+
+#[test]
 fn events_with_free_text_still_come_through_the_method() {
     // A note is an event made through JSON: `game:events()` then takes the method's way.
     let v = load(
@@ -100,6 +125,12 @@ fn wrong_arguments_are_errors_at_the_script_line() {
         ("game.get(\"x\")", "rules.lua:3:"),
         ("game.to_move()", "rules.lua:3:"),
         ("game.set(\"x\", 1)", "rules.lua:3:"),
+        // `attacked`: anything but a square's name and "white" or "black" is the method's.
+        ("game:attacked(\"z9\", \"white\")", "rules.lua:3: square z9 is off the 8×8 board"),
+        ("game:attacked(\"e4\", \"green\")", "rules.lua:3: `green` is not a side (\"white\" or \"black\")"),
+        ("game:attacked(\"e4\")", "rules.lua:3:"),
+        ("game:attacked({}, \"white\")", "rules.lua:3:"),
+        ("game.attacked(\"e4\", \"white\")", "rules.lua:3:"),
     ];
     for (call, expected) in cases {
         let v = load(&format!("function on_turn_end(game)\n  local ok = 1\n  {call}\nend\n"));

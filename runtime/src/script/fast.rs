@@ -1,5 +1,6 @@
 //! Fast paths for the `game` methods hooks call most: `game:to_move()`, `game:ply()`,
-//! `game:events()`, `game:get(name)` and `game:set(name, value)`.
+//! `game:events()`, `game:get(name)`, `game:set(name, value)` and
+//! `game:attacked(square, side)`.
 //!
 //! Each is a plain C function (`lua_CFunction`) put in the place of the mlua method in
 //! the `game` object's method table, so that a call skips mlua's callback machinery (its
@@ -24,6 +25,7 @@ use super::api::Names;
 use super::events::{self, Offsets, Strings};
 use super::{Budget, Current};
 use crate::hooks::{HookGame, Var};
+use crate::piece::Side;
 
 /// What the fast paths read: one per Lua state, kept in its app data at an address that
 /// does not move (each C function holds it as its first upvalue).
@@ -144,6 +146,40 @@ unsafe extern "C-unwind" fn get(l: *mut ffi::lua_State) -> c_int {
     }
 }
 
+/// `game:attacked(square, side)`.
+unsafe extern "C-unwind" fn attacked(l: *mut ffi::lua_State) -> c_int {
+    // Nothing that owns memory is left when the method may raise an error.
+    match unsafe { attacked_plain(l) } {
+        Some(yes) => {
+            unsafe { ffi::lua_pushboolean(l, c_int::from(yes)) };
+            1
+        }
+        None => unsafe { method(l) },
+    }
+}
+
+/// The answer of `game:attacked` for a square's name and a side's name as strings; `None`
+/// for anything else (the method answers, or raises its error).
+///
+/// SAFETY: inside [`attacked`]. Raises no Lua error.
+unsafe fn attacked_plain(l: *mut ffi::lua_State) -> Option<bool> {
+    unsafe {
+        let f = ctx(l);
+        if ffi::lua_gettop(l) != 3 {
+            return None;
+        }
+        let (g, name, by) = (view(l, f)?, text(l, 2)?, text(l, 3)?);
+        // The usual spellings (the method takes the others: `"w"`, `"White"`…).
+        let by = match by {
+            "white" => Side::White,
+            "black" => Side::Black,
+            _ => return None,
+        };
+        let sq = g.variant().geometry.parse(name).ok()?;
+        Some(g.attacked(sq, by))
+    }
+}
+
 /// `game:set(name, value)`.
 unsafe extern "C-unwind" fn set(l: *mut ffi::lua_State) -> c_int {
     // Everything `set_plain` made is dropped before the method may raise an error.
@@ -223,12 +259,13 @@ pub(super) fn install(
     let mut done = 0;
     type Own = &'static [c_int];
     // Each method, its C function, and the arguments of the call below it takes as its own upvalues.
-    const METHODS: [(&std::ffi::CStr, ffi::lua_CFunction, Own); 5] = [
+    const METHODS: [(&std::ffi::CStr, ffi::lua_CFunction, Own); 6] = [
         (c"to_move", to_move, &[3, 4]),
         (c"ply", ply, &[]),
         (c"get", get, &[]),
         (c"set", set, &[]),
         (c"events", event_list, &[2]),
+        (c"attacked", attacked, &[]),
     ];
     // SAFETY: C API calls on the stack `exec_raw` gives (its arguments at 1..4: the game,
     // the strings, "white", "black"), room checked first; the table reads are raw and
@@ -284,7 +321,9 @@ mod tests {
         let v = crate::variant::Variant::load(dir.to_str().unwrap()).unwrap();
         let h = LuaHooks::load(&v).unwrap();
         // Between hook calls no view is set: each method (fast or not) says so, as an error.
-        for call in ["g:to_move()", "g:ply()", "g:events()", "g:get('x')", "g:set('x', 1)", "g:in_check()"] {
+        for call in
+            ["g:to_move()", "g:ply()", "g:events()", "g:get('x')", "g:set('x', 1)", "g:attacked('e4', 'white')", "g:in_check()"]
+        {
             let f = h.lua.load(format!("local g = ...\nreturn {call}")).set_name("=outside").into_function().unwrap();
             let e = f.call::<Value>(&h.game).unwrap_err();
             let m = root_message(&e);
