@@ -322,6 +322,13 @@ fn hooks_perft(args: &BenchArgs) -> Result<(), Fail> {
             rules: "function allow(game, a) end\n",
         },
         Pair {
+            label: "every action through allow (reads two)",
+            fen: KIWIPETE,
+            depth: 4,
+            data: "",
+            rules: "function allow(game, a) local to, piece = a.to, a.piece end\n",
+        },
+        Pair {
             label: "each capture: allow asks game:attacked",
             fen: KIWIPETE,
             depth: 4,

@@ -373,7 +373,9 @@ fn probe() {
             "allow_when = { promotion = true }\nfunction allow(game, a) return a.promotion ~= \"queen\" end\n",
             limits,
         ),
-        "reads" => load_with("function allow(game, a) local f, t, p, c = a.from, a.to, a.piece, a.capture end\n", limits),
+        "reads" => {
+            load_with("function allow(game, a) local f, t, p, c = a.from, a.to, a.piece, a.capture end\n", limits)
+        }
         "attacked" => load_with(
             "allow_when = { capture = true }\nfunction allow(game, a)\n  return game:attacked(a.to, game:to_move()) or true\nend\n",
             limits,

@@ -4,10 +4,11 @@
 //! the core parses back: at every node of a perft or a search. `allow(game, action)` is
 //! called once per action instead, and only for the actions its declaration
 //! `allow_when` takes interest in (by the moving kind, promotion, capture, drop, the
-//! target square); the others never enter Lua. The action is one table, made once and
-//! refilled for each call from names made once (no text to format or parse; see
-//! [`Marshal`]); one listing's calls share one lock, one deadline and one call into Lua,
-//! which walks the listing's actions and calls `allow` for each.
+//! target square); the others never enter Lua. The action is a view of one table, made
+//! once, whose fields are set from names made once and only where they changed since the
+//! last action (no text to format or parse; see [`Marshal`]); one listing's calls share
+//! one lock, one deadline and one call into Lua, which walks the listing's actions and
+//! calls `allow` for each.
 
 use std::ffi::c_int;
 

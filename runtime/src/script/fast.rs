@@ -321,9 +321,15 @@ mod tests {
         let v = crate::variant::Variant::load(dir.to_str().unwrap()).unwrap();
         let h = LuaHooks::load(&v).unwrap();
         // Between hook calls no view is set: each method (fast or not) says so, as an error.
-        for call in
-            ["g:to_move()", "g:ply()", "g:events()", "g:get('x')", "g:set('x', 1)", "g:attacked('e4', 'white')", "g:in_check()"]
-        {
+        for call in [
+            "g:to_move()",
+            "g:ply()",
+            "g:events()",
+            "g:get('x')",
+            "g:set('x', 1)",
+            "g:attacked('e4', 'white')",
+            "g:in_check()",
+        ] {
             let f = h.lua.load(format!("local g = ...\nreturn {call}")).set_name("=outside").into_function().unwrap();
             let e = f.call::<Value>(&h.game).unwrap_err();
             let m = root_message(&e);
