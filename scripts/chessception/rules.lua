@@ -10,8 +10,10 @@
 -- The counts live in the game (game:set), never in Lua globals, so that undo and the
 -- rollback of a failed action restore them.
 
+-- The variables' names, made once (not one string per call).
+local KEYS = { white = "king_repeat_white", black = "king_repeat_black" }
 local function key(side)
-  return "king_repeat_" .. side
+  return KEYS[side]
 end
 
 -- Counts are kept as ";e1=2;f1=1;": one entry per square.

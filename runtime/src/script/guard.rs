@@ -358,11 +358,10 @@ fn copy(text: &str, buf: &mut [u8; MESSAGE]) -> usize {
     len
 }
 
-/// The refusal of the running guarded function, if any, copied into `buf`: its length
-/// (0: it may run).
+/// Why the running guarded function must not run, if it must not, with the rules' place.
 ///
-/// SAFETY: inside [`guarded`].
-unsafe fn refusal(l: *mut ffi::lua_State, buf: &mut [u8; MESSAGE]) -> usize {
+/// SAFETY: inside [`guarded`]; raises no Lua error.
+unsafe fn refusal(l: *mut ffi::lua_State) -> Option<String> {
     // SAFETY: upvalue `WATCH` is the address of the state's `Watched` copy, which lives
     // as long as the state; `ID` an integer set by `wrap`.
     let (w, id) = unsafe {
@@ -371,22 +370,35 @@ unsafe fn refusal(l: *mut ffi::lua_State, buf: &mut [u8; MESSAGE]) -> usize {
     };
     let lib = Lib::ALL[(id & (DIRECT - 1)) as usize % Lib::ALL.len()];
     let args = Args { l, n: unsafe { ffi::lua_gettop(l) }.max(0) as usize };
-    let Some(why) = why_not(w, lib, &args) else { return 0 };
+    let why = why_not(w, lib, &args)?;
     // Level 0 is this function; the place is the rules' line that called it.
     let at = unsafe { raw_rules_place(l, 1) };
-    copy(&format!("{at}{}: {why}", lib.name()), buf)
+    Some(format!("{at}{}: {why}", lib.name()))
+}
+
+/// Raises `message` as the running function's error. The message is copied out of the
+/// heap first: `lua_error` does not return, and nothing that owns memory may be left on
+/// a frame when it jumps.
+///
+/// SAFETY: inside a C function called by Lua.
+#[cold]
+unsafe fn raise(l: *mut ffi::lua_State, message: String) -> ! {
+    let mut buf = [0u8; MESSAGE];
+    let len = copy(&message, &mut buf);
+    drop(message);
+    unsafe {
+        ffi::lua_pushlstring(l, buf.as_ptr().cast(), len);
+        ffi::lua_error(l)
+    }
 }
 
 /// A guarded library function (see the module's text).
 unsafe extern "C-unwind" fn guarded(l: *mut ffi::lua_State) -> c_int {
-    let mut buf = [0u8; MESSAGE];
-    // SAFETY: this is a closure made by `wrap`; everything `refusal` made is dropped
-    // before an error is raised.
-    let len = unsafe { refusal(l, &mut buf) };
+    // SAFETY: this is a closure made by `wrap`; the refusal moves into `raise`, which
+    // drops it before the error is raised.
     unsafe {
-        if len > 0 {
-            ffi::lua_pushlstring(l, buf.as_ptr().cast(), len);
-            ffi::lua_error(l);
+        if let Some(why) = refusal(l) {
+            raise(l, why);
         }
         let id = ffi::lua_tointegerx(l, ffi::lua_upvalueindex(ID), std::ptr::null_mut());
         if id & DIRECT != 0
@@ -439,27 +451,25 @@ unsafe extern "C-unwind" fn wrap(l: *mut ffi::lua_State) -> c_int {
 /// `__varia_tripped()` (upvalue 1: the [`Watch`]): why the call must stop — the deadline
 /// has passed, or a limit was reached in this call — with the rules' place, or nil.
 unsafe extern "C-unwind" fn tripped(l: *mut ffi::lua_State) -> c_int {
-    let mut buf = [0u8; MESSAGE];
-    let len = {
-        // SAFETY: upvalue 1 is the address of the state's `Watched` copy.
-        let w = unsafe { &*ffi::lua_touserdata(l, ffi::lua_upvalueindex(WATCH)).cast::<Watch>() };
-        let why = if w.overdue() {
-            Some(w.trip(w.time_message()))
-        } else {
-            w.tripped.load(Ordering::Relaxed).then(|| "stopped: a limit was reached in this call".to_string())
-        };
-        match why {
-            // Level 0 is this function; the prelude's frames above it are passed over.
-            Some(why) => copy(&format!("{}{why}", unsafe { raw_rules_place(l, 1) }), &mut buf),
-            None => 0,
-        }
+    // SAFETY: upvalue 1 is the address of the state's `Watched` copy.
+    let w = unsafe { &*ffi::lua_touserdata(l, ffi::lua_upvalueindex(WATCH)).cast::<Watch>() };
+    let why = if w.overdue() {
+        Some(w.trip(w.time_message()))
+    } else {
+        w.tripped.load(Ordering::Relaxed).then(|| "stopped: a limit was reached in this call".to_string())
     };
-    unsafe {
-        if len == 0 {
-            ffi::lua_pushnil(l);
-        } else {
-            ffi::lua_pushlstring(l, buf.as_ptr().cast(), len);
+    match why {
+        // Level 0 is this function; the prelude's frames above it are passed over.
+        Some(why) => {
+            let message = format!("{}{why}", unsafe { raw_rules_place(l, 1) });
+            drop(why);
+            let mut buf = [0u8; MESSAGE];
+            let len = copy(&message, &mut buf);
+            drop(message);
+            // SAFETY: only a memory error may be raised here, over frames that own nothing.
+            unsafe { ffi::lua_pushlstring(l, buf.as_ptr().cast(), len) };
         }
+        None => unsafe { ffi::lua_pushnil(l) },
     }
     1
 }

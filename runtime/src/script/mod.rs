@@ -182,6 +182,9 @@ impl LuaHooks {
 
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8;
         let lua = Lua::new_with(libs, LuaOptions::default()).map_err(internal)?;
+        // Hooks make short-lived tables (`game:events()`, the action tables of `allow`)
+        // and keep little: a generational collector frees them young, cheaply.
+        lua.gc_set_mode(mlua::state::GcMode::Generational(mlua::state::GcGenParams::default()));
         let g = lua.globals();
         // The limits hold from the start: loading the scripts is bounded like a hook call.
         let watch = Watch::new(&v.scripting);
