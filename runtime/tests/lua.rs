@@ -679,6 +679,8 @@ fn guarded_library_functions_answer_and_fail_as_lua_does() {
         "return pcall(string.rep)",
         "return utf8.codepoint('\\xff')",
         "return table.sort({3, 1, 2}, 42)",
+        "return table.insert(setmetatable({}, { __len = function() error('no length') end }), 1)",
+        "return table.concat(setmetatable({}, { __len = function() return 2 end, __index = function(_, i) return 'v' .. i end }))",
     ];
     let mut rules = String::from(
         "local function show(...)\n\
@@ -741,6 +743,10 @@ fn guarded_library_functions_answer_and_fail_as_lua_does() {
     assert_eq!(got[19], "true false bad argument #1 to 'string.rep' (string expected, got no value)");
     assert_eq!(got[20], format!("false {} invalid UTF-8 code", line(20)));
     assert_eq!(got[21], format!("false {} bad argument #2 to 'sort' (function expected, got number)", line(21)));
+    // A `__len` that fails leaves the guard's count at 0, and the library's own call of it
+    // raises its error; `table.concat` reads through `__len` and `__index`.
+    assert_eq!(got[22], format!("false {} no length", line(22)));
+    assert_eq!(got[23], "true v1v2");
 }
 
 /// A guarded function refused inside `pcall` is still an error at the rules' line (the
