@@ -649,3 +649,122 @@ fn the_san_record_runs_no_hook_again() {
     let refused = g.play("f1-b5").unwrap_err().to_string();
     assert!(refused.contains("this Lua state allows four actions"), "{refused}");
 }
+
+/// The guarded library functions (`string.*`, `table.*`, `utf8.*`, `tonumber`: the
+/// sandbox checks each call, then runs the original) answer and fail as Lua's own library
+/// does: the same results, and the same error messages, with the rules' line. Stock Lua
+/// 5.4 (a plain state, the same chunk name) runs the same text as the reference.
+#[test]
+fn guarded_library_functions_answer_and_fail_as_lua_does() {
+    let snippets = [
+        "return string.find('hello world', 'o w')",
+        "return ('a,b,,c'):gsub(',', ';')",
+        "local t = {} for w in string.gmatch('one two three', '%a+') do t[#t + 1] = w end return table.concat(t, '|')",
+        "local t = {3, 1, 2} table.sort(t, function(a, b) return a > b end) return table.concat(t, ',')",
+        "return tonumber('0x10'), tonumber('z', 36), tonumber('nope'), tonumber(7)",
+        "return string.format('%5.2f|%d|%s', 3.14159, 42, 'x')",
+        "return utf8.len('h\\u{e9}llo'), utf8.codepoint('\\u{e9}'), utf8.offset('h\\u{e9}llo', 3)",
+        "return select('#', table.unpack({1, nil, 3}, 1, 3))",
+        "return string.byte('abc', 1, -1)",
+        "local t = {1, 2, 3} return table.remove(t), table.move(t, 1, 2, 2)[3], #t",
+        "return string.unpack('i4', string.pack('i4', 7))",
+        "return ('AbC'):upper(), ('AbC'):lower(), ('abc'):reverse(), ('abcdef'):sub(2, -2)",
+        "return string.rep()",
+        "return ('x'):rep({})",
+        "return string.find('x', '%')",
+        "return table.concat({1, {}, 3})",
+        "return tonumber('10', 99)",
+        "return table.insert({}, 1, 2, 3)",
+        "return string.format('%d', 'x')",
+        "return pcall(string.rep)",
+        "return utf8.codepoint('\\xff')",
+        "return table.sort({3, 1, 2}, 42)",
+        "return table.insert(setmetatable({}, { __len = function() error('no length') end }), 1)",
+        "return table.concat(setmetatable({}, { __len = function() return 2 end, __index = function(_, i) return 'v' .. i end }))",
+    ];
+    let mut rules = String::from(
+        "local function show(...)\n\
+         \x20 local t = table.pack(...)\n\
+         \x20 for i = 1, t.n do t[i] = tostring(t[i]) end\n\
+         \x20 return table.concat(t, ' ', 1, t.n)\n\
+         end\n\
+         function after_action(game, action)\n\
+         \x20 local out = {}\n",
+    );
+    for s in snippets {
+        rules.push_str(&format!("  out[#out + 1] = show(pcall(function() {s} end))\n"));
+    }
+    rules.push_str("  game:set('out', table.concat(out, '\\n'))\nend\n");
+
+    let v = load(&rules);
+    let label = v.scripts.last().unwrap().label.clone();
+    let mut g = Game::new(v);
+    play(&mut g, "e2-e4");
+    let got = match g.var("out") {
+        Some(varia::hooks::Var::Text(t)) => t.to_string(),
+        other => panic!("out: {other:?}"),
+    };
+
+    let lua = mlua::Lua::new();
+    lua.load(&rules).set_name(format!("@{label}")).exec().unwrap();
+    let game: mlua::Table = lua.load("return { set = function(self, k, v) OUT = v end }").eval().unwrap();
+    let hook: mlua::Function = lua.globals().get("after_action").unwrap();
+    hook.call::<()>((game, "e2-e4")).unwrap();
+    let stock: String = lua.globals().get("OUT").unwrap();
+
+    let (got, stock): (Vec<&str>, Vec<&str>) = (got.lines().collect(), stock.lines().collect());
+    assert_eq!(got.len(), snippets.len());
+    for ((s, g), r) in snippets.iter().zip(&got).zip(&stock) {
+        assert_eq!(g, r, "{s}");
+    }
+    // What Lua's library says, worked out from its sources (lstrlib.c, ltablib.c,
+    // lbaselib.c, lauxlib.c): the rules' line (the `show(pcall(...))` of each snippet,
+    // from line 8 on) and the function's name as the rules called it.
+    let line = |i: usize| format!("{label}:{}:", 8 + i);
+    assert_eq!(got[0], "true 5 7");
+    assert_eq!(got[1], "true a;b;;c 3");
+    assert_eq!(got[2], "true one|two|three");
+    assert_eq!(got[3], "true 3,2,1");
+    assert_eq!(got[4], "true 16 35 nil 7");
+    assert_eq!(got[5], "true  3.14|42|x");
+    assert_eq!(got[6], "true 5 233 4");
+    assert_eq!(got[7], "true 3");
+    assert_eq!(got[8], "true 97 98 99");
+    assert_eq!(got[9], "true 3 2 3");
+    assert_eq!(got[10], "true 7 5");
+    assert_eq!(got[11], "true ABC abc cba bcde");
+    assert_eq!(got[12], format!("false {} bad argument #1 to 'rep' (string expected, got no value)", line(12)));
+    assert_eq!(got[13], format!("false {} bad argument #1 to 'rep' (number expected, got table)", line(13)));
+    assert_eq!(got[14], format!("false {} malformed pattern (ends with '%')", line(14)));
+    assert_eq!(got[15], format!("false {} invalid value (table) at index 2 in table for 'concat'", line(15)));
+    assert_eq!(got[16], format!("false {} bad argument #2 to 'tonumber' (base out of range)", line(16)));
+    assert_eq!(got[17], format!("false {} wrong number of arguments to 'insert'", line(17)));
+    assert_eq!(got[18], format!("false {} bad argument #2 to 'format' (number expected, got string)", line(18)));
+    assert_eq!(got[19], "true false bad argument #1 to 'string.rep' (string expected, got no value)");
+    assert_eq!(got[20], format!("false {} invalid UTF-8 code", line(20)));
+    assert_eq!(got[21], format!("false {} bad argument #2 to 'sort' (function expected, got number)", line(21)));
+    // A `__len` that fails leaves the guard's count at 0, and the library's own call of it
+    // raises its error; `table.concat` reads through `__len` and `__index`.
+    assert_eq!(got[22], format!("false {} no length", line(22)));
+    assert_eq!(got[23], "true v1v2");
+}
+
+/// A guarded function refused inside `pcall` is still an error at the rules' line (the
+/// work is counted, so the hook's budget is spent: the stop passes through `pcall`), and
+/// a costly `gsub` called as a method is refused with its own line.
+#[test]
+fn refused_library_calls_name_the_rules_line() {
+    check_contained(
+        "gsub as a method, in a helper",
+        "local function strip(s)\n  return (s:gsub('a*a*a*b', ''))\nend\n\
+         function on_turn_end(game)\n  if game:ply() == 0 then return end\n  strip(string.rep('a', 1000))\nend\n",
+        "rules.lua:2: string.gsub: this pattern may take up to 1.0e12 steps on a subject of 1000 characters",
+    );
+    check_contained(
+        "a pattern refused inside pcall is caught like any error",
+        "function on_turn_end(game)\n  if game:ply() == 0 then return end\n\
+         \x20 local ok, e = pcall(string.find, string.rep('a', 20000), '.-.-.-.-b')\n\
+         \x20 error('caught: ' .. tostring(ok) .. ' ' .. e, 0)\nend\n",
+        "caught: false …rules.lua:3: string.find: this pattern may take up to 3.2e21 steps",
+    );
+}

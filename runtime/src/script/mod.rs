@@ -22,6 +22,7 @@ mod allow;
 mod api;
 mod events;
 mod fast;
+mod guard;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -181,16 +182,17 @@ impl LuaHooks {
 
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8;
         let lua = Lua::new_with(libs, LuaOptions::default()).map_err(internal)?;
+        // Hooks make short-lived tables (`game:events()`, the action tables of `allow`)
+        // and keep little: a generational collector frees them young, cheaply.
+        lua.gc_set_mode(mlua::state::GcMode::Generational(mlua::state::GcGenParams::default()));
         let g = lua.globals();
         // The limits hold from the start: loading the scripts is bounded like a hook call.
         let watch = Watch::new(&v.scripting);
         watch.start();
-        watch.install(&lua).map_err(internal)?;
-        let guard = watch.clone();
-        let guard = lua
-            .create_function(move |lua, (name, args): (String, MultiValue)| Ok(guard.refuse(lua, &name, &args)))
-            .map_err(internal)?;
-        g.set("__varia_guard", guard).map_err(internal)?;
+        let watched = watch.install(&lua).map_err(internal)?;
+        let (wrap, tripped) = guard::functions(&lua, watched).map_err(internal)?;
+        g.set("__varia_wrap", wrap).map_err(internal)?;
+        g.set("__varia_tripped", tripped).map_err(internal)?;
         lua.load(PRELUDE).set_name("=prelude").exec().map_err(internal)?;
         let budget = Budget {
             base: lua.used_memory(),
@@ -726,9 +728,11 @@ impl Watch {
 
     /// Installs the count hook (see [`count_hook`]): the state keeps a copy of this
     /// watch in its app data, and its address in its extra space, where the hook finds it.
-    fn install(&self, lua: &Lua) -> mlua::Result<()> {
+    /// The copy's address is returned (the guard's C functions hold it too).
+    fn install(&self, lua: &Lua) -> mlua::Result<*const Watch> {
         let w = Box::new(self.clone());
-        let at = (&*w as *const Watch).cast_mut().cast::<std::ffi::c_void>();
+        let copy = &*w as *const Watch;
+        let at = copy.cast_mut().cast::<std::ffi::c_void>();
         lua.set_app_data(Watched(w));
         // SAFETY: writes a pointer into the state's extra space (LUA_EXTRASPACE is the size
         // of a pointer, and nothing else uses it) and sets the hook; neither can fail.
@@ -736,149 +740,9 @@ impl Watch {
             lua.exec_raw::<()>((), |l| {
                 *ffi::lua_getextraspace(l).cast::<*mut std::ffi::c_void>() = at;
                 ffi::lua_sethook(l, Some(count_hook), ffi::LUA_MASKCOUNT, CHECK_EVERY as std::ffi::c_int);
-            })
+            })?;
         }
-    }
-
-    /// Why the library function `name` must not run with these arguments, if it must
-    /// not: the message, with the place in the rules that called it (the prelude's
-    /// wrappers raise it as it is).
-    fn refuse(&self, lua: &Lua, name: &str, args: &MultiValue) -> Option<String> {
-        let why = self.why_not(lua, name, args)?;
-        let at = rules_place(lua, 1);
-        let what = if name == "tripped" { String::new() } else { format!("{name}: ") };
-        Some(format!("{at}{what}{why}"))
-    }
-
-    fn why_not(&self, lua: &Lua, name: &str, args: &MultiValue) -> Option<String> {
-        if self.overdue() {
-            return Some(self.trip(self.time_message()));
-        }
-        if name == "tripped" {
-            return self.tripped.load(Ordering::Relaxed).then(|| "stopped: a limit was reached in this call".into());
-        }
-        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Nil);
-        let len = |i: usize| match args.get(i) {
-            Some(Value::String(s)) => Some(s.as_bytes().len()),
-            Some(Value::Integer(_) | Value::Number(_)) => Some(24),
-            _ => None,
-        };
-        // Numbers as Lua reads them (strings such as "0x10" or "9e18" included).
-        let int = |i: usize| -> Option<i64> {
-            match lua.coerce_number(arg(i)).ok().flatten() {
-                Some(x) if x.is_finite() => Some(x.clamp(i64::MIN as f64, i64::MAX as f64) as i64),
-                Some(x) if x.is_nan() => None,
-                Some(x) => Some(if x > 0.0 { i64::MAX } else { i64::MIN }),
-                None => None,
-            }
-        };
-        // A table's length as the library sees it (`__len` included).
-        let elements = |i: usize| -> u64 {
-            match args.get(i) {
-                Some(Value::Table(t)) => t.len().map_or(0, |n| n.max(0) as u64),
-                _ => 0,
-            }
-        };
-        let span = |from: Option<i64>, to: Option<i64>| to.unwrap_or(0).saturating_sub(from.unwrap_or(1)).max(0) as u64;
-        // Bytes of the string elements of a table (at most `n` looked at).
-        let table_bytes = |i: usize, n: u64| -> (u64, u64) {
-            let Some(Value::Table(t)) = args.get(i) else { return (0, 0) };
-            let (mut total, mut longest) = (0u64, 0u64);
-            for k in 1..=n.min(SORT_ELEMENTS as u64) {
-                if let Ok(Value::String(s)) = t.raw_get::<Value>(k as i64) {
-                    let l = s.as_bytes().len() as u64;
-                    total += l;
-                    longest = longest.max(l);
-                }
-            }
-            (total, longest)
-        };
-        // The sizes written in a string.pack format (c12000000, i16, s4…).
-        let format_bytes = |i: usize| -> u64 {
-            let Some(Value::String(f)) = args.get(i) else { return 0 };
-            let mut total = 0u64;
-            let mut num = 0u64;
-            for &b in f.as_bytes().iter() {
-                if b.is_ascii_digit() {
-                    num = num.saturating_mul(10).saturating_add((b - b'0') as u64);
-                } else {
-                    total = total.saturating_add(num.max(8));
-                    num = 0;
-                }
-            }
-            total.saturating_add(num)
-        };
-        // The C work this call will do, counted against the instruction budget (one
-        // instruction per 8 bytes or per element): deterministic, like the count itself.
-        let bytes = |n: u64| n / 8;
-        let strings = || (0..args.len()).map(|i| len(i).unwrap_or(0) as u64).sum::<u64>();
-        let work: u64 = match name {
-            "string.rep" => {
-                let (each, times) = (len(0).unwrap_or(0) + len(2).unwrap_or(0), int(1).unwrap_or(0).max(0) as u64);
-                bytes((each as u64).max(1).saturating_mul(times))
-            }
-            "string.gsub" => {
-                // Each match may copy the replacement string.
-                let n = len(0).unwrap_or(0) as u64 + 1;
-                let matches = int(3).map_or(n, |m| n.min(m.max(0) as u64));
-                bytes(n).saturating_add(bytes(matches.saturating_mul(len(2).unwrap_or(0) as u64)))
-            }
-            "string.find" | "string.match" | "string.gmatch" | "string.sub" | "string.upper" | "string.lower"
-            | "string.reverse" | "string.byte" | "string.format" | "string.unpack" | "utf8.len" | "utf8.codepoint"
-            | "utf8.offset" | "tonumber" => bytes(strings()),
-            "string.pack" => bytes(format_bytes(0).saturating_add(strings())),
-            "table.sort" => {
-                let n = elements(0);
-                let (_, longest) = table_bytes(0, n);
-                // Comparisons of strings read them.
-                (n * (64 - n.leading_zeros() as u64)).saturating_mul(1 + longest / 8)
-            }
-            "table.concat" => {
-                let n = elements(0).max(span(int(2), int(3)));
-                let (total, _) = table_bytes(0, n);
-                n.saturating_add(bytes(total)).saturating_add(bytes(n.saturating_mul(len(1).unwrap_or(0) as u64)))
-            }
-            "table.insert" | "table.remove" => elements(0),
-            "table.unpack" => elements(0).max(span(int(1), int(2))),
-            "table.move" => span(int(1), int(2)),
-            _ => 0,
-        };
-        let left = self.budget.load(Ordering::Relaxed);
-        if work >= left {
-            return Some(self.trip(format!(
-                "stopped: this call's work (about {work} instructions' worth, one per 8 bytes or element) is more than \
-                 the hook has left of [scripting] instruction_limit = {}",
-                self.limit
-            )));
-        }
-        self.budget.store(left - work, Ordering::Relaxed);
-        match name {
-            "string.find" | "string.match" | "string.gmatch" | "string.gsub" => {
-                let (Some(n), Some(Value::String(p))) = (len(0), args.get(1)) else { return None };
-                let p = p.as_bytes();
-                if p.len() > 200 {
-                    return Some("pattern longer than 200 characters (sandbox limit)".into());
-                }
-                let plain = name == "string.find"
-                    && args.get(3).is_some_and(|v| !matches!(v, Value::Nil | Value::Boolean(false)));
-                let steps = if plain {
-                    ((n + 1) * p.len().max(1)) as f64
-                } else {
-                    pattern_steps(&p, n, name != "string.gmatch")
-                };
-                (steps > PATTERN_STEPS).then(|| {
-                    format!(
-                        "this pattern may take up to {steps:.1e} steps on a subject of {n} characters (sandbox limit \
-                         {PATTERN_STEPS:.0e}): use fewer repeated items (* + - ?), a shorter subject, or \
-                         string.find(s, text, 1, true) for plain text"
-                    )
-                })
-            }
-            "table.sort" if elements(0) > SORT_ELEMENTS as u64 => {
-                Some(format!("more than {SORT_ELEMENTS} elements (sandbox limit)"))
-            }
-            _ => None,
-        }
+        Ok(copy)
     }
 }
 
@@ -1035,7 +899,7 @@ fn set_end(p: &[u8], mut i: usize) -> usize {
 
 /// Run before the scripts: remove what a sandbox must not have, and wrap the library
 /// functions whose work grows with their input (they run in C, out of reach of the
-/// instruction count) so that they first ask the host (`__varia_guard`): past the
+/// instruction count) in the host's guard (`__varia_wrap`, see `guard.rs`): past the
 /// deadline, or with a pattern too costly for its subject, they raise an error at the
 /// caller's line instead.
 const PRELUDE: &str = r#"
@@ -1043,13 +907,13 @@ dofile, loadfile, load, collectgarbage, require = nil, nil, nil, nil, nil
 string.dump = nil
 math.random, math.randomseed = nil, nil
 getmetatable("").__metatable = "protected"
-local guard, error = __varia_guard, error
-__varia_guard = nil
+local wrap, tripped, error = __varia_wrap, __varia_tripped, error
+__varia_wrap, __varia_tripped = nil, nil
 -- pcall and xpcall pass on the error of a call stopped by a limit: a hook cannot catch
 -- its own stop and go on.
 local pcall_, pack, unpack, rawget, type = pcall, table.pack, table.unpack, rawget, type
 local function after(r)
-  local why = guard("tripped")
+  local why = tripped()
   if why then error(r[1] and why or r[2], 0) end
   return unpack(r, 1, r.n)
 end
@@ -1057,7 +921,7 @@ pcall = function(...) return after(pack(pcall_(...))) end
 -- The message handler runs after the error, as ordinary (limited) code.
 xpcall = function(f, handler, ...)
   local r = pack(pcall_(f, ...))
-  if not r[1] and not guard("tripped") then return false, (handler(r[2])) end
+  if not r[1] and not tripped() then return false, (handler(r[2])) end
   return after(r)
 end
 -- Finalizers run with the instruction count off (Lua's own rule): none in rules.
@@ -1082,12 +946,7 @@ for lib, names in pairs({
 }) do
   local t = _G[lib]
   for _, name in ipairs(names) do
-    local f, full = t[name], lib == "_G" and name or lib .. "." .. name
-    t[name] = function(...)
-      local why = guard(full, ...)
-      if why then error(why, 0) end
-      return f(...)
-    end
+    t[name] = wrap(t[name], lib == "_G" and name or lib .. "." .. name)
   end
 end
 "#;
