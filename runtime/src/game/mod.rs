@@ -97,6 +97,9 @@ pub struct Game {
     history: Vec<Arc<Ply>>,
     /// Hashes of every position since the start, the current one last.
     hashes: Vec<u64>,
+    /// With `draws.perpetual_check`, for each position of `hashes`: the side to move and
+    /// whether it was in check (empty otherwise).
+    checks: Vec<(Side, bool)>,
     outcome: Option<Outcome>,
     last_events: Vec<Event>,
 }
@@ -117,6 +120,7 @@ impl Clone for Game {
         let mut g = self.without_history();
         g.history = self.history.clone();
         g.hashes = self.hashes.clone();
+        g.checks = self.checks.clone();
         g.last_events = self.last_events.clone();
         g
     }
@@ -168,7 +172,8 @@ impl Game {
         let core = core_for(&variant, &setup);
         let mut g = Game {
             variant,
-            hashes: vec![core.hash()],
+            hashes: Vec::new(),
+            checks: Vec::new(),
             core,
             rules: RuleState::new(seed),
             seed,
@@ -177,6 +182,7 @@ impl Game {
             outcome: None,
             last_events: Vec::new(),
         };
+        g.record_position();
         // A failing check_outcome at the start leaves the game open; the error shows on
         // the first action.
         g.outcome = g.judge().unwrap_or(None);
@@ -218,6 +224,7 @@ impl Game {
             self.rules = before.rules;
             self.outcome = before.outcome;
             self.hashes.pop();
+            self.checks.pop();
         }
         self.last_events = self.history.last().map(|p| p.events.clone()).unwrap_or_default();
         n
@@ -567,6 +574,27 @@ impl Game {
         Ok(core)
     }
 
+    /// Records the current position for the repetition rules (after each action).
+    pub(super) fn record_position(&mut self) {
+        self.hashes.push(self.core.hash());
+        if self.variant.draws.perpetual_check_loses {
+            self.checks.push((self.core.to_move(), self.core.in_check()));
+        }
+    }
+
+    /// The side that gave check with every one of its moves since position `first` of
+    /// the history (`draws.perpetual_check`), the side that moved last first (as
+    /// Fairy-Stockfish judges a cycle in which both did).
+    fn perpetual_checker(&self, first: usize) -> Option<Side> {
+        let positions = self.checks.get(first..)?;
+        let checked_always = |side: Side| {
+            let mut moves = positions.windows(2).filter(|w| w[0].0 == side).peekable();
+            moves.peek().is_some() && moves.all(|w| w[1].0 != side && w[1].1)
+        };
+        let last_mover = self.core.to_move().opponent();
+        [last_mover, last_mover.opponent()].into_iter().find(|&s| checked_always(s))
+    }
+
     fn judge_core(&self, no_moves: bool) -> Option<Outcome> {
         let v = &self.variant;
         let stm = self.core.to_move();
@@ -638,8 +666,20 @@ impl Game {
             let now = self.core.hash();
             // Only positions since the last irreversible move can repeat.
             let window = (self.core.halfmove() as usize + 1).min(self.hashes.len());
-            let seen = self.hashes[self.hashes.len() - window..].iter().filter(|&&h| h == now).count();
+            let recent = self.hashes.len() - window;
+            let seen = self.hashes[recent..].iter().filter(|&&h| h == now).count();
             if seen >= n as usize {
+                if v.draws.perpetual_check_loses {
+                    // The cycle runs from the n-th occurrence, counted back from now.
+                    let first =
+                        (recent..self.hashes.len()).rev().filter(|&i| self.hashes[i] == now).nth(n as usize - 1);
+                    if let Some(checker) = first.and_then(|i| self.perpetual_checker(i)) {
+                        return Some(Outcome {
+                            result: GameResult::Win(checker.opponent()),
+                            reason: Reason::Rule("perpetual_check".into()),
+                        });
+                    }
+                }
                 return draw(Reason::Repetition);
             }
         }

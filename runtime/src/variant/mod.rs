@@ -475,6 +475,9 @@ pub struct DealStep {
 pub struct Draws {
     pub no_progress_plies: Option<u32>,
     pub repetition: Option<u32>,
+    /// A repetition in which one side checked with every move loses for that side
+    /// (`perpetual_check = "loses"`) instead of drawing.
+    pub perpetual_check_loses: bool,
     /// Material pairs that draw, as counts per kind: `[one side, the other]`.
     pub insufficient: Vec<[[u8; crate::piece::MAX_KINDS]; 2]>,
     /// Kinds that draw when, besides royal pieces, only they remain, all on one colour.

@@ -386,6 +386,10 @@ pub struct DrawsSpec {
     pub no_progress_plies: Option<u32>,
     /// The game is drawn when the same position occurs this many times (3 = threefold).
     pub repetition: Option<u32>,
+    /// What a repetition is when one side gave check with every one of its moves since
+    /// the first of the repeated positions counted: "draw" (the default) or "loses" (the
+    /// checking side loses: xiangqi's and shogi's perpetual check).
+    pub perpetual_check: Option<Spanned<String>>,
     /// Material with which nobody can win.
     pub insufficient_material: Option<InsufficientSpec>,
     /// The game is drawn when the full-move number reaches this: a game started from a
