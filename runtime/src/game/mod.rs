@@ -689,7 +689,7 @@ impl Game {
     fn insufficient_material(&self) -> bool {
         let v = &self.variant;
         let d = &v.draws;
-        if d.insufficient.is_empty() && d.same_colour == 0 {
+        if d.insufficient.is_empty() && d.same_colour == 0 && d.opposite_colours == 0 {
             return false;
         }
         // Counted from the square sets: building the whole setup each ply cost more than
@@ -704,14 +704,37 @@ impl Game {
             let others = |k: usize| !v.kinds[k].royal && (counts[0][k] > 0 || counts[1][k] > 0);
             let any = (0..v.kinds.len()).any(others);
             let all_same = (0..v.kinds.len()).filter(|&k| others(k)).all(|k| d.same_colour & (1 << k) != 0);
-            if !any || !all_same {
+            if any && all_same {
+                let pieces = self.core.setup().pieces;
+                let others: Vec<&(Square, Piece)> = pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal).collect();
+                if !others.is_empty() && others.iter().all(|(_, p)| d.same_colour & (1 << p.kind.0) != 0) {
+                    let light = v.geometry.is_light(others[0].0);
+                    if others.iter().all(|(s, _)| v.geometry.is_light(*s) == light) {
+                        return true;
+                    }
+                }
+            }
+        }
+        if d.opposite_colours != 0 {
+            let listed = (0..v.kinds.len())
+                .filter(|&k| !v.kinds[k].royal && (counts[0][k] > 0 || counts[1][k] > 0))
+                .all(|k| d.opposite_colours & (1 << k) != 0);
+            if !listed {
                 return false;
             }
-            let pieces = self.core.setup().pieces;
-            let others: Vec<&(Square, Piece)> = pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal).collect();
-            if !others.is_empty() && others.iter().all(|(_, p)| d.same_colour & (1 << p.kind.0) != 0) {
-                let light = v.geometry.is_light(others[0].0);
-                return others.iter().all(|(s, _)| v.geometry.is_light(*s) == light);
+            // Each side's colour: None without such pieces, Some(None) on both colours.
+            let mut colour: [Option<Option<bool>>; 2] = [None, None];
+            for (s, p) in self.core.setup().pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal) {
+                let light = v.geometry.is_light(*s);
+                let c = &mut colour[p.side as usize];
+                *c = match *c {
+                    None => Some(Some(light)),
+                    Some(Some(l)) if l == light => Some(Some(l)),
+                    _ => Some(None),
+                };
+            }
+            if let [Some(Some(w)), Some(Some(b))] = colour {
+                return w != b;
             }
         }
         false

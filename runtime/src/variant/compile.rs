@@ -1251,10 +1251,14 @@ impl Compiler<'_, '_> {
                 );
             }
         }
-        for l in &ins.same_colour {
-            match l.get_ref().chars().collect::<Vec<_>>()[..] {
-                [c] if kind_of(c).is_some() => draws.same_colour |= 1 << kind_of(c).unwrap(),
-                _ => self.err(l.span(), format!("`{}` is not a piece letter", l.get_ref())),
+        for (list, mask) in
+            [(&ins.same_colour, &mut draws.same_colour), (&ins.opposite_colours, &mut draws.opposite_colours)]
+        {
+            for l in list {
+                match l.get_ref().chars().collect::<Vec<_>>()[..] {
+                    [c] if kind_of(c).is_some() => *mask |= 1 << kind_of(c).unwrap(),
+                    _ => self.err(l.span(), format!("`{}` is not a piece letter", l.get_ref())),
+                }
             }
         }
         draws

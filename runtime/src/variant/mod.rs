@@ -482,6 +482,9 @@ pub struct Draws {
     pub insufficient: Vec<[[u8; crate::piece::MAX_KINDS]; 2]>,
     /// Kinds that draw when, besides royal pieces, only they remain, all on one colour.
     pub same_colour: u32,
+    /// Kinds that draw when, besides royal pieces, only they remain, each side holding
+    /// some, each side's on one colour and the two sides' on different colours.
+    pub opposite_colours: u32,
     /// Drawn when the full-move number reaches this.
     pub turn_limit: Option<u32>,
     /// Drawn when a royal piece repeats an arrival this many times (king-repeat).

@@ -411,6 +411,11 @@ pub struct InsufficientSpec {
     /// one colour (chess: "B", same-coloured bishops).
     #[serde(default)]
     pub same_colour: Vec<Name>,
+    /// Kinds (by letter) that, with the kings alone, draw when each side holds some,
+    /// each side's all on squares of one colour and the two sides' on different colours
+    /// (atomic: bishops that can never take each other).
+    #[serde(default)]
+    pub opposite_colours: Vec<Name>,
 }
 
 #[derive(Debug, Deserialize)]
