@@ -120,6 +120,38 @@ fn minishogi_perpetual_check_loses_for_the_checker() {
 }
 
 #[test]
+fn minishogi_sennichite_loses_for_white_unless_black_checked_perpetually() {
+    // FSF 11.1's minishogi: a plain fourfold repetition is a loss for white, sente
+    // (`nFoldValue = -VALUE_MATE`, absolute). The rook shuffles a1-a2-a1, the king
+    // e5-d5-e5: the start position occurs for the fourth time after ply 12.
+    let v = Variant::load("minishogi").unwrap();
+    assert_eq!(v.draws.repetition_winner, Some(Side::Black));
+    let mut g = Game::from_fen(v.clone(), "4k/5/5/5/R1K2[] w - - 0 1").unwrap();
+    play(&mut g, "a1-a2 e5-d5 a2-a1 d5-e5 a1-a2 e5-d5 a2-a1 d5-e5 a1-a2 e5-d5 a2-a1");
+    assert_eq!(result(&g), None);
+    g.play("d5-e5").unwrap();
+    assert_eq!(result(&g), Some((GameResult::Win(Side::Black), Reason::Repetition)));
+    // Black's rook a5 checks white's king on e1 along rank 1, then rank 2, and back:
+    // perpetual check is judged first, and black, the checker, loses.
+    let mut g = Game::from_fen(v, "r1k2/5/5/5/4K[] b - - 0 1").unwrap();
+    play(&mut g, "a5-a1 e1-e2 a1-a2 e2-e1 a2-a1 e1-e2 a1-a2 e2-e1 a2-a1 e1-e2 a1-a2 e2-e1");
+    assert_eq!(result(&g), None);
+    g.play("a2-a1").unwrap();
+    assert_eq!(result(&g), Some((GameResult::Win(Side::White), perpetual())));
+}
+
+#[test]
+fn shogi_sennichite_without_checks_is_a_draw() {
+    // FSF 11.1's shogi keeps the plain fourfold repetition a draw.
+    let v = Variant::load("shogi").unwrap();
+    assert_eq!(v.draws.repetition_winner, None);
+    let mut g = Game::from_fen(v, "4k3r/9/9/9/9/9/9/9/4K4[] b - - 0 1").unwrap();
+    play(&mut g, "i9-i8 e1-d1 i8-i9 d1-e1 i9-i8 e1-d1 i8-i9 d1-e1 i9-i8 e1-d1 i8-i9");
+    g.play("d1-e1").unwrap();
+    assert_eq!(result(&g), Some((GameResult::Draw, Reason::Repetition)));
+}
+
+#[test]
 fn shogi_perpetual_check_by_black_loses_for_black() {
     // Black's rook i9 checks white's king on e1 along rank 1, then rank 2, and back.
     let v = Variant::load("shogi").unwrap();
@@ -153,6 +185,11 @@ fn the_key_is_checked() {
     let p = problems(Variant::load_with("chessception", &set(&["draws.perpetual_check=\"loses\""])));
     assert!(p.iter().any(|m| m.contains("draws.perpetual_check needs the check rule")), "{p:?}");
     // "draw" is the default's behaviour: the plain repetition draw.
+    let p = problems(Variant::load_with("xiangqi", &set(&["draws.repetition_result=\"red\""])));
+    assert!(
+        p.iter().any(|m| m.contains("`red`: draws.repetition_result is \"draw\", \"white\" or \"black\"")),
+        "{p:?}"
+    );
     let v = Variant::load_with("xiangqi", &set(&["draws.perpetual_check=\"draw\""])).unwrap();
     assert!(!v.draws.perpetual_check_loses);
     let mut g = Game::from_fen(v, "4k4/9/9/9/9/9/9/9/9/R2K5 w - - 0 1").unwrap();

@@ -680,6 +680,9 @@ impl Game {
                         });
                     }
                 }
+                if let Some(winner) = v.draws.repetition_winner {
+                    return Some(Outcome { result: GameResult::Win(winner), reason: Reason::Repetition });
+                }
                 return draw(Reason::Repetition);
             }
         }

@@ -1213,6 +1213,21 @@ impl Compiler<'_, '_> {
         if spec.repetition.is_some_and(|n| n < 2) {
             self.err(0..0, "draws.repetition must be at least 2");
         }
+        if let Some(r) = &spec.repetition_result {
+            match r.get_ref().as_str() {
+                "draw" => {}
+                _ if spec.repetition.is_none() => {
+                    self.err(r.span(), "draws.repetition_result judges a repetition: it needs draws.repetition")
+                }
+                other => match Side::parse(other) {
+                    Some(s) => draws.repetition_winner = Some(s),
+                    None => self.err(
+                        r.span(),
+                        format!("`{other}`: draws.repetition_result is \"draw\", \"white\" or \"black\""),
+                    ),
+                },
+            }
+        }
         if let Some(p) = &spec.perpetual_check {
             match p.get_ref().as_str() {
                 "draw" => {}

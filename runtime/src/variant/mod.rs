@@ -478,6 +478,8 @@ pub struct Draws {
     /// A repetition in which one side checked with every move loses for that side
     /// (`perpetual_check = "loses"`) instead of drawing.
     pub perpetual_check_loses: bool,
+    /// The side a repetition goes to (`repetition_result`); `None`: a draw.
+    pub repetition_winner: Option<crate::piece::Side>,
     /// Material pairs that draw, as counts per kind: `[one side, the other]`.
     pub insufficient: Vec<[[u8; crate::piece::MAX_KINDS]; 2]>,
     /// Kinds that draw when, besides royal pieces, only they remain, all on one colour.

@@ -390,6 +390,9 @@ pub struct DrawsSpec {
     /// the first of the repeated positions counted: "draw" (the default) or "loses" (the
     /// checking side loses: xiangqi's and shogi's perpetual check).
     pub perpetual_check: Option<Spanned<String>>,
+    /// Who a repetition (not a perpetual check) goes to: "draw" (the default), "white"
+    /// or "black" (minishogi's sennichite: white, who moved first, loses).
+    pub repetition_result: Option<Spanned<String>>,
     /// Material with which nobody can win.
     pub insufficient_material: Option<InsufficientSpec>,
     /// The game is drawn when the full-move number reaches this: a game started from a
