@@ -49,6 +49,7 @@ fn xiangqi_perpetual_check_loses_for_the_checker() {
     g.play("a9-a10").unwrap();
     // The third time (ply 9): each of white's four moves since ply 1 gave check.
     assert_eq!(result(&g), Some((GameResult::Win(Side::Black), perpetual())));
+    assert_eq!(g.outcome().unwrap().describe(), "black wins by perpetual check");
     // Taken back, the game goes on.
     g.undo(1);
     assert_eq!(result(&g), None);
