@@ -183,10 +183,12 @@ fn fairy_stockfishs_four_field_fens_are_read_where_there_is_no_castling_or_en_pa
     let chess = Variant::load("standard").unwrap();
     let e = Game::from_fen(chess.clone(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 1").unwrap_err().to_string();
     assert!(
-        e.contains("castling field: `0` is not castling rights: a FEN of four fields")
-            && e.contains(
-                "standard has castling and en passant; write the castling and en-passant fields (`- -` for none)"
-            ),
+        e.contains(
+            "castling field: `0` is not castling rights: a FEN of four fields (board, side, halfmove, fullmove, as \
+             Fairy-Stockfish writes shogi's) is read only for variants without castling and en passant, and"
+        ) && e.contains(
+            "standard has castling and en passant; write the castling and en-passant fields (`- -` for none)"
+        ),
         "{e}"
     );
     assert!(Game::from_fen(chess, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0").is_err());

@@ -143,7 +143,9 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
                 _ => "en passant",
             };
             return Err(FenError::Castling(format!(
-                "`{}` is not castling rights: a FEN of four fields (board, side, halfmove, fullmove, as                  Fairy-Stockfish writes shogi's) is read only for variants without castling and en passant,                  and {} has {has}; write the castling and en-passant fields (`- -` for none)",
+                "`{}` is not castling rights: a FEN of four fields (board, side, halfmove, fullmove, as \
+                 Fairy-Stockfish writes shogi's) is read only for variants without castling and en passant, \
+                 and {} has {has}; write the castling and en-passant fields (`- -` for none)",
                 fields[2], v.name
             )));
         }
