@@ -185,6 +185,25 @@ fn the_key_is_checked() {
     // Without the check rule there is no check to be perpetual.
     let p = problems(Variant::load_with("chessception", &set(&["draws.perpetual_check=\"loses\""])));
     assert!(p.iter().any(|m| m.contains("draws.perpetual_check needs the check rule")), "{p:?}");
+    // Kings with the check rule and no repetition rule: nothing to judge.
+    let bare = |draws: &str| {
+        let text = format!(
+            "[board]\nfiles = 4\nranks = 4\n[setup]\nfen = \"k3/4/4/3K w - - 0 1\"\n[rules]\ncheck = true\n\
+             [pieces.king]\nletter = \"K\"\nroyal = true\nmoves = [{{ leap = \"all\" }}]\n[draws]\n{draws}\n"
+        );
+        Variant::from_toml(&text, "bare.toml")
+    };
+    assert!(bare("repetition = 3\nperpetual_check = \"loses\"").is_ok());
+    let p = problems(bare("perpetual_check = \"loses\""));
+    assert!(
+        p.iter().any(|m| m.contains("draws.perpetual_check judges a repetition: it needs draws.repetition")),
+        "{p:?}"
+    );
+    let p = problems(bare("repetition_result = \"white\""));
+    assert!(
+        p.iter().any(|m| m.contains("draws.repetition_result judges a repetition: it needs draws.repetition")),
+        "{p:?}"
+    );
     // "draw" is the default's behaviour: the plain repetition draw.
     let p = problems(Variant::load_with("xiangqi", &set(&["draws.repetition_result=\"red\""])));
     assert!(
