@@ -142,6 +142,23 @@ fn minishogi_sennichite_loses_for_white_unless_black_checked_perpetually() {
 }
 
 #[test]
+fn with_hands_a_repetition_is_counted_across_captures() {
+    // Minishogi: white's gold c2 takes black's gold c3, black's gold c4 takes it back,
+    // and both golds are dropped where they came from (c2, c4): the start position
+    // again, four plies later, with two captures in between (which end the no-progress
+    // count, but not the repetition: the pieces come back from the hands, and FSF looks
+    // back through the whole game where captures go to the hand). The fourth occurrence,
+    // after ply 12, is sennichite: white loses.
+    let v = Variant::load("minishogi").unwrap();
+    let mut g = Game::from_fen(v, "4k/2g2/2g2/2G2/K4[] w - - 0 1").unwrap();
+    let cycle = "c2-c3 c4-c3 G@c2 G@c4 ";
+    play(&mut g, &format!("{cycle}{cycle}c2-c3 c4-c3 G@c2"));
+    assert_eq!(result(&g), None);
+    g.play("G@c4").unwrap();
+    assert_eq!(result(&g), Some((GameResult::Win(Side::Black), Reason::Repetition)));
+}
+
+#[test]
 fn shogi_sennichite_without_checks_is_a_draw() {
     // FSF 11.1's shogi keeps the plain fourfold repetition a draw.
     let v = Variant::load("shogi").unwrap();

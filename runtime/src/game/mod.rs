@@ -664,8 +664,12 @@ impl Game {
         }
         if let Some(n) = v.draws.repetition {
             let now = self.core.hash();
-            // Only positions since the last irreversible move can repeat.
-            let window = (self.core.halfmove() as usize + 1).min(self.hashes.len());
+            // Only positions since the last irreversible move can repeat; where captured
+            // pieces go to the taker's hand, a capture is not one (the piece can come back,
+            // and so can the position: Fairy-Stockfish looks back through the whole game).
+            let whole = v.hand().is_some_and(|h| h.captured_to_taker);
+            let window =
+                if whole { self.hashes.len() } else { (self.core.halfmove() as usize + 1).min(self.hashes.len()) };
             let recent = self.hashes.len() - window;
             let seen = self.hashes[recent..].iter().filter(|&&h| h == now).count();
             if seen >= n as usize {
