@@ -733,7 +733,7 @@ impl Game {
             let mut colour: [Option<Option<bool>>; 2] = [None, None];
             for (s, p) in self.core.setup().pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal) {
                 let light = v.geometry.is_light(*s);
-                let c = &mut colour[p.side as usize];
+                let c = &mut colour[p.side.index()];
                 *c = match *c {
                     None => Some(Some(light)),
                     Some(Some(l)) if l == light => Some(Some(l)),
