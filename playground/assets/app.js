@@ -2,7 +2,8 @@
 // moves (promotions, landing choices), the event log in the runtime's words, undo and
 // new game, the control panel of `varia play` (who plays which side, the AI's level,
 // moves typed in, undo of up to 4 plies, copy and paste of the move list through the
-// clipboard, save and load in the browser's storage, reset), and live reload: it polls
+// clipboard, save and load in the browser's storage, reset), a Pass button where the
+// variant's sides may pass, and live reload: it polls
 // the server's rules version and refetches the game when its variant's rules change, or
 // shows the problems of a broken save. A solo variant (Chessic) gets the forge board
 // of solo.js instead of the two-sided board and panel. Actions are animated from their
@@ -59,6 +60,12 @@ function draw() {
   }
   $('status').textContent = line;
   $('status').className = s.in_check ? 'in-check' : '';
+  // Variants whose sides may pass (`[rules] pass`: janggi): the button, usable while the
+  // pass is legal (not in check) and the side to move is a person's.
+  const pass = $('pass');
+  pass.hidden = !s.pass_rule;
+  pass.disabled = !s.pass || !human(s.to_move);
+  pass.title = s.pass ? `pass the turn (${s.pass})` : 'no pass now (a side in check may not pass)';
   $('moves').textContent = s.san.map((m, i) => (i % 2 === 0 ? `${i / 2 + 1}. ${m}` : m)).join(' ');
   const scores = $('scores');
   if (s.scores) {
@@ -463,6 +470,9 @@ async function start() {
     aiTurns();
   });
   $('undo').addEventListener('click', undo);
+  $('pass').addEventListener('click', () => {
+    if (ui.game?.pass && !ui.thinking && human(ui.game.to_move)) move(ui.game.pass);
+  });
   $('solo-new').addEventListener('click', () => newGame());
   solo.setup();
   realm.setup();

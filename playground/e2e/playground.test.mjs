@@ -131,6 +131,41 @@ test('Chess960 starts from the setup asked for, and Deal draws one', async () =>
   assert.ok(await page.locator('#deal-box').isHidden(), 'standard chess deals no setups');
 });
 
+test('janggi: the Pass button passes the turn, is off in check, and two passes end the game', async () => {
+  await open('?variant=janggi');
+  assert.equal(await page.locator('#board .square').count(), 90);
+  const pass = page.locator('#pass');
+  assert.ok(await pass.isVisible(), 'a variant whose sides may pass shows the button');
+  assert.ok(await pass.isEnabled());
+  // The pass is the button's: the general on e2 lists its moves, not its own square.
+  await square('e2').click();
+  await page.waitForSelector('#board .target', WAIT);
+  const targets = await page.locator('#board .target').evaluateAll((els) => els.map((e) => e.dataset.square).sort());
+  assert.ok(!targets.includes('e2') && targets.includes('e1'), `the general's targets: ${targets}`);
+  await square('e2').click();
+  // White passes: nothing moves, black is to move, the log says so.
+  let plies = await page.locator('#log > li').count();
+  await pass.click();
+  await page.waitForFunction((n) => document.querySelectorAll('#log > li').length > n, plies, WAIT);
+  assert.equal(await page.locator('#status').innerText(), 'Black to move');
+  assert.match(await logText(), /1\. e2-e2\s+white passes/);
+  assert.equal(await square('e2').locator('.piece.white').count(), 1);
+  // Black passes too: two passes in a row end the game, counted (Han's 1.5 wins it).
+  plies = await page.locator('#log > li').count();
+  await pass.click();
+  await page.waitForFunction((n) => document.querySelectorAll('#log > li').length > n, plies, WAIT);
+  assert.match(await page.locator('#status').innerText(), /^Game over: black wins/);
+  assert.ok(await pass.isDisabled(), 'no pass once the game is over');
+  // In check there is no pass: the button is off (the black chariot on e1 checks e2).
+  await open(`?variant=janggi&fen=${encodeURIComponent('3k5/9/9/9/9/9/9/9/4K4/4r4 w - - 0 1')}`);
+  assert.match(await page.locator('#status').innerText(), /White to move — check!/);
+  assert.ok(await pass.isVisible());
+  assert.ok(await pass.isDisabled());
+  // Chess has no pass: no button.
+  await open('?variant=standard');
+  assert.ok(await pass.isHidden());
+});
+
 test('a Decachess board is 10 by 10', async () => {
   await open('?variant=decachess');
   assert.equal(await page.locator('#board .square').count(), 100);

@@ -1,7 +1,7 @@
 //! What the page sees of a game, as JSON, read from the runtime alone (no rules here):
 //! the board square by square, side to move, check, outcome, last move, hit points
-//! where the variant has them, scores where it scores, the legal targets of a square,
-//! and events with their text from [`varia::Event::describe`] (the terminal's words).
+//! where the variant has them, scores where it scores, the legal pass (with `[rules]
+//! pass`; not among the targets), the legal targets of a square, and events with their text from [`varia::Event::describe`] (the terminal's words).
 
 use serde_json::{Value, json};
 use varia::{Action, Event, Game, Hook, Square, Variant};
@@ -65,7 +65,10 @@ pub fn state_json(id: &str, game: &Game, rules_version: u64, note: Option<&str>)
             }));
         }
     }
-    let mut movable: Vec<String> = actions.iter().map(|a| v.square_name(a.from)).collect();
+    // A pass (`[rules] pass`) is the Pass button's, not a move of the piece it is written
+    // on: that piece is movable only for its real moves.
+    let pass = actions.iter().find(|a| a.is_pass()).map(|a| game.action_text(a));
+    let mut movable: Vec<String> = actions.iter().filter(|a| !a.is_pass()).map(|a| v.square_name(a.from)).collect();
     movable.dedup();
     movable.sort();
     movable.dedup();
@@ -109,6 +112,8 @@ pub fn state_json(id: &str, game: &Game, rules_version: u64, note: Option<&str>)
         "san": game.history_san(),
         "fen": game.fen(),
         "movable": movable,
+        "pass_rule": v.rules.pass,
+        "pass": pass,
         "events": events_json(v, game.last_events()),
         "combat": v.combat.is_some(),
         "rules_version": rules_version,
@@ -159,7 +164,7 @@ pub fn targets_json(game: &Game, from: &str) -> Result<Value, Error> {
         ranks: g.ranks.into(),
     })?;
     let mut targets: Vec<(Square, Vec<Value>)> = Vec::new();
-    for a in legal(game)?.into_iter().filter(|a| a.from == sq) {
+    for a in legal(game)?.into_iter().filter(|a| a.from == sq && !a.is_pass()) {
         let text = game.action_text(&a);
         let label = match (a.promotion, a.landing) {
             (Some(k), _) => v.kind(k).name.clone(),

@@ -219,6 +219,29 @@ fn check_is_shown_on_the_kings_square() {
 }
 
 #[test]
+fn a_pass_is_the_states_not_a_target_of_the_general() {
+    let s = start(named(&["janggi", "standard"]));
+    // Janggi's start: white may pass (e2-e2, the general staying put); the general on e2
+    // lists its real moves only.
+    let (id, st) = s.new_game("janggi", None);
+    assert_eq!((st["pass_rule"].clone(), st["pass"].clone()), (json!(true), json!("e2-e2")));
+    let targets: Vec<String> = s.targets(&id, "e2").into_iter().map(|(t, _)| t).collect();
+    assert!(targets.contains(&"e1".to_string()) && !targets.contains(&"e2".to_string()), "{targets:?}");
+    // Black's pass is written on its general's square, e9.
+    let st = &s.play(&id, "e2-e2")["state"];
+    assert_eq!((st["to_move"].clone(), st["pass"].clone()), (json!("black"), json!("e9-e9")));
+    assert_eq!(texts(&st["events"]), ["white passes"]);
+    // In check (the black chariot on e1 against the general on e2) there is no pass; the
+    // general, which may take it, is still movable.
+    let (_, st) = s.new_game("janggi", Some("3k5/9/9/9/9/9/9/9/4K4/4r4 w - - 0 1"));
+    assert_eq!((st["pass_rule"].clone(), st["pass"].clone()), (json!(true), Value::Null));
+    assert!(st["movable"].as_array().unwrap().contains(&json!("e2")));
+    // Chess: no pass rule.
+    let (_, st) = s.new_game("standard", None);
+    assert_eq!((st["pass_rule"].clone(), st["pass"].clone()), (json!(false), Value::Null));
+}
+
+#[test]
 fn an_illegal_move_gets_a_422_with_its_reason_and_changes_nothing() {
     let s = start(named(&["standard"]));
     let (id, _) = s.new_game("standard", None);

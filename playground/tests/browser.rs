@@ -2,7 +2,8 @@
 //! playwright-core) against a server started here on port 0, serving standard chess,
 //! Decachess, Chessic (solo boards on a manual clock) and a copy of Chessception's
 //! folder that the tests edit, and a Caissan realm (alice and bob joined; its tokens
-//! passed to the tests as REALM_ALICE and REALM_BOB) on the same manual clock. Outside CI the
+//! passed to the tests as REALM_ALICE and REALM_BOB) on the same manual clock, and janggi
+//! (its Pass button). Outside CI the
 //! test skips with a note when Chromium, node or e2e/node_modules is missing; with
 //! `CI=true` it fails instead (`.ci/run` installs them).
 
@@ -63,6 +64,7 @@ fn the_page_works_in_chromium() {
         Source::Named("decachess".into()),
         Source::Named("chessic".into()),
         Source::Named("chess960".into()),
+        Source::Named("janggi".into()),
         Source::Folder(dir.clone()),
     ];
     let catalog = Catalog::load(&sources).unwrap_or_else(|e| panic!("{e}"));

@@ -228,3 +228,29 @@ fn a_draw_by_material_only_where_neither_king_can_be_exploded() {
     let chess = Variant::load("standard").unwrap();
     assert_eq!(reason(&chess, "8/8/3k4/8/8/4K3/8/1B1B4 w - - 0 1"), draw);
 }
+
+#[test]
+fn bishops_that_can_never_take_each_other_draw() {
+    // python-chess 1.11.2's `AtomicBoard.is_insufficient_material`: only bishops besides
+    // the kings, each side holding some, white's all on one colour and black's all on the
+    // other: neither can ever capture (and so explode) anything. (a1 and c1 are dark, b1
+    // and h1 light, h2 dark, g1 dark.) Each expected value is python-chess's.
+    let reason = |fen: &str| Game::from_fen(atomic(), fen).unwrap().outcome().map(|o| (o.result, o.reason));
+    let draw = Some((GameResult::Draw, Reason::InsufficientMaterial));
+    for fen in [
+        "4k3/8/8/8/8/8/8/B3K2b w - - 0 1",   // a1 dark against h1 light
+        "4k3/8/8/8/8/8/8/B1B1K2b w - - 0 1", // a1, c1 dark against h1 light
+        "4k3/8/8/8/8/8/8/1B2K1b1 b - - 0 1", // b1 light against g1 dark
+    ] {
+        assert_eq!(reason(fen), draw, "{fen}");
+    }
+    for fen in [
+        "4k3/8/8/8/8/8/7b/B3K3 w - - 0 1",  // a1 and h2: both dark, they can meet
+        "4k3/8/8/8/8/8/8/BB2K2b w - - 0 1", // white on both colours
+        "4k3/8/8/8/8/8/8/B3K1bb w - - 0 1", // black on both colours
+        "4k3/8/8/8/8/8/8/BN2K2b w - - 0 1", // a knight besides
+        "4k3/8/8/8/8/8/8/B1B1K3 w - - 0 1", // two bishops against a bare king
+    ] {
+        assert_eq!(reason(fen), None, "{fen}");
+    }
+}

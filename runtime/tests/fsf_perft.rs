@@ -312,8 +312,10 @@ fn perft_agrees_with_fairy_stockfish_along_its_random_games() {
             };
             let mut moves: Vec<String> = Vec::new();
             for ply in 1..=WALK_PLIES {
-                // A draw by repetition (or another draw rule) ends our game where FSF plays
-                // on: the walk stops. A game a rule has won must have no move in FSF too.
+                // A draw by repetition (or another draw rule), or a repetition judged for a
+                // side (minishogi's sennichite, a perpetual check), ends our game where FSF
+                // plays on (it judges them in its search only): the walk stops. A game a
+                // rule has won must have no move in FSF too.
                 let drawn = |r: &Reason| {
                     matches!(
                         r,
@@ -322,7 +324,7 @@ fn perft_agrees_with_fairy_stockfish_along_its_random_games() {
                             | Reason::InsufficientMaterial
                             | Reason::TurnLimit
                             | Reason::RoyalRepeat
-                    )
+                    ) || *r == Reason::Rule("perpetual_check".into())
                 };
                 if g.outcome().is_some_and(|o| drawn(&o.reason)) {
                     break;

@@ -164,3 +164,36 @@ fn no_drop_where_the_piece_would_have_no_move() {
     // king takes it: no mate.
     assert_eq!(drops(&g).len(), 62 + 71 + 71);
 }
+
+#[test]
+fn fairy_stockfishs_four_field_fens_are_read_where_there_is_no_castling_or_en_passant() {
+    // FSF's start strings leave out the castling and en-passant fields: `board side
+    // halfmove fullmove`. FSF 11.1's `d` after `position fen …[-] b 5 12` shows
+    // `…[] b - - 5 12`, the FEN varia writes.
+    let g = game("minishogi", "rbsgk/4p/5/P4/KGSBR[-] w 0 1");
+    assert_eq!(g.fen(), "rbsgk/4p/5/P4/KGSBR[] w - - 0 1");
+    assert_eq!(g.fen(), Game::new(Variant::load("minishogi").unwrap()).fen());
+    let g = game("shogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[-] b 5 12");
+    assert_eq!(g.fen(), "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[] b - - 5 12");
+    // The rule is general: xiangqi has no castling and no en passant either.
+    let g = game("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w 0 1");
+    assert_eq!(g.fen(), Game::new(Variant::load("xiangqi").unwrap()).fen());
+    // Where castling or en passant exist, a number where castling belongs is refused,
+    // saying why; so is a three-field `board side number`.
+    let chess = Variant::load("standard").unwrap();
+    let e = Game::from_fen(chess.clone(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 1").unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "castling field: `0` is not castling rights: a FEN of four fields (board, side, halfmove, fullmove, as \
+             Fairy-Stockfish writes shogi's) is read only for variants without castling and en passant, and"
+        ) && e.contains(
+            "standard has castling and en passant; write the castling and en-passant fields (`- -` for none)"
+        ),
+        "{e}"
+    );
+    assert!(Game::from_fen(chess, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0").is_err());
+    let e = Game::from_fen(Variant::load("minishogi").unwrap(), "rbsgk/4p/5/P4/KGSBR[-] w 0").unwrap_err();
+    assert!(e.to_string().starts_with("castling field:"), "{e}");
+    // A counter that is not a number is not taken for one.
+    assert!(Game::from_fen(Variant::load("minishogi").unwrap(), "rbsgk/4p/5/P4/KGSBR[-] w 0 x").is_err());
+}

@@ -97,6 +97,9 @@ pub struct Game {
     history: Vec<Arc<Ply>>,
     /// Hashes of every position since the start, the current one last.
     hashes: Vec<u64>,
+    /// With `draws.perpetual_check`, for each position of `hashes`: the side to move and
+    /// whether it was in check (empty otherwise).
+    checks: Vec<(Side, bool)>,
     outcome: Option<Outcome>,
     last_events: Vec<Event>,
 }
@@ -117,6 +120,7 @@ impl Clone for Game {
         let mut g = self.without_history();
         g.history = self.history.clone();
         g.hashes = self.hashes.clone();
+        g.checks = self.checks.clone();
         g.last_events = self.last_events.clone();
         g
     }
@@ -168,7 +172,8 @@ impl Game {
         let core = core_for(&variant, &setup);
         let mut g = Game {
             variant,
-            hashes: vec![core.hash()],
+            hashes: Vec::new(),
+            checks: Vec::new(),
             core,
             rules: RuleState::new(seed),
             seed,
@@ -177,6 +182,7 @@ impl Game {
             outcome: None,
             last_events: Vec::new(),
         };
+        g.record_position();
         // A failing check_outcome at the start leaves the game open; the error shows on
         // the first action.
         g.outcome = g.judge().unwrap_or(None);
@@ -218,6 +224,7 @@ impl Game {
             self.rules = before.rules;
             self.outcome = before.outcome;
             self.hashes.pop();
+            self.checks.pop();
         }
         self.last_events = self.history.last().map(|p| p.events.clone()).unwrap_or_default();
         n
@@ -567,6 +574,27 @@ impl Game {
         Ok(core)
     }
 
+    /// Records the current position for the repetition rules (after each action).
+    pub(super) fn record_position(&mut self) {
+        self.hashes.push(self.core.hash());
+        if self.variant.draws.perpetual_check_loses {
+            self.checks.push((self.core.to_move(), self.core.in_check()));
+        }
+    }
+
+    /// The side that gave check with every one of its moves since position `first` of
+    /// the history (`draws.perpetual_check`), the side that moved last first (as
+    /// Fairy-Stockfish judges a cycle in which both did).
+    fn perpetual_checker(&self, first: usize) -> Option<Side> {
+        let positions = self.checks.get(first..)?;
+        let checked_always = |side: Side| {
+            let mut moves = positions.windows(2).filter(|w| w[0].0 == side).peekable();
+            moves.peek().is_some() && moves.all(|w| w[1].0 != side && w[1].1)
+        };
+        let last_mover = self.core.to_move().opponent();
+        [last_mover, last_mover.opponent()].into_iter().find(|&s| checked_always(s))
+    }
+
     fn judge_core(&self, no_moves: bool) -> Option<Outcome> {
         let v = &self.variant;
         let stm = self.core.to_move();
@@ -636,10 +664,29 @@ impl Game {
         }
         if let Some(n) = v.draws.repetition {
             let now = self.core.hash();
-            // Only positions since the last irreversible move can repeat.
-            let window = (self.core.halfmove() as usize + 1).min(self.hashes.len());
-            let seen = self.hashes[self.hashes.len() - window..].iter().filter(|&&h| h == now).count();
+            // Only positions since the last irreversible move can repeat; where captured
+            // pieces go to the taker's hand, a capture is not one (the piece can come back,
+            // and so can the position: Fairy-Stockfish looks back through the whole game).
+            let whole = v.hand().is_some_and(|h| h.captured_to_taker);
+            let window =
+                if whole { self.hashes.len() } else { (self.core.halfmove() as usize + 1).min(self.hashes.len()) };
+            let recent = self.hashes.len() - window;
+            let seen = self.hashes[recent..].iter().filter(|&&h| h == now).count();
             if seen >= n as usize {
+                if v.draws.perpetual_check_loses {
+                    // The cycle runs from the n-th occurrence, counted back from now.
+                    let first =
+                        (recent..self.hashes.len()).rev().filter(|&i| self.hashes[i] == now).nth(n as usize - 1);
+                    if let Some(checker) = first.and_then(|i| self.perpetual_checker(i)) {
+                        return Some(Outcome {
+                            result: GameResult::Win(checker.opponent()),
+                            reason: Reason::Rule("perpetual_check".into()),
+                        });
+                    }
+                }
+                if let Some(winner) = v.draws.repetition_winner {
+                    return Some(Outcome { result: GameResult::Win(winner), reason: Reason::Repetition });
+                }
                 return draw(Reason::Repetition);
             }
         }
@@ -649,7 +696,7 @@ impl Game {
     fn insufficient_material(&self) -> bool {
         let v = &self.variant;
         let d = &v.draws;
-        if d.insufficient.is_empty() && d.same_colour == 0 {
+        if d.insufficient.is_empty() && d.same_colour == 0 && d.opposite_colours == 0 {
             return false;
         }
         // Counted from the square sets: building the whole setup each ply cost more than
@@ -664,14 +711,37 @@ impl Game {
             let others = |k: usize| !v.kinds[k].royal && (counts[0][k] > 0 || counts[1][k] > 0);
             let any = (0..v.kinds.len()).any(others);
             let all_same = (0..v.kinds.len()).filter(|&k| others(k)).all(|k| d.same_colour & (1 << k) != 0);
-            if !any || !all_same {
+            if any && all_same {
+                let pieces = self.core.setup().pieces;
+                let others: Vec<&(Square, Piece)> = pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal).collect();
+                if !others.is_empty() && others.iter().all(|(_, p)| d.same_colour & (1 << p.kind.0) != 0) {
+                    let light = v.geometry.is_light(others[0].0);
+                    if others.iter().all(|(s, _)| v.geometry.is_light(*s) == light) {
+                        return true;
+                    }
+                }
+            }
+        }
+        if d.opposite_colours != 0 {
+            let listed = (0..v.kinds.len())
+                .filter(|&k| !v.kinds[k].royal && (counts[0][k] > 0 || counts[1][k] > 0))
+                .all(|k| d.opposite_colours & (1 << k) != 0);
+            if !listed {
                 return false;
             }
-            let pieces = self.core.setup().pieces;
-            let others: Vec<&(Square, Piece)> = pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal).collect();
-            if !others.is_empty() && others.iter().all(|(_, p)| d.same_colour & (1 << p.kind.0) != 0) {
-                let light = v.geometry.is_light(others[0].0);
-                return others.iter().all(|(s, _)| v.geometry.is_light(*s) == light);
+            // Each side's colour: None without such pieces, Some(None) on both colours.
+            let mut colour: [Option<Option<bool>>; 2] = [None, None];
+            for (s, p) in self.core.setup().pieces.iter().filter(|(_, p)| !v.kind(p.kind).royal) {
+                let light = v.geometry.is_light(*s);
+                let c = &mut colour[p.side.index()];
+                *c = match *c {
+                    None => Some(Some(light)),
+                    Some(Some(l)) if l == light => Some(Some(l)),
+                    _ => Some(None),
+                };
+            }
+            if let [Some(Some(w)), Some(Some(b))] = colour {
+                return w != b;
             }
         }
         false

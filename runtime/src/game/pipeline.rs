@@ -190,6 +190,7 @@ impl Game {
     pub(super) fn apply_listing(&mut self, action: Action, legal: &mut Vec<Action>) -> Result<(), RuleError> {
         let before = Saved { core: self.core.boxed(), rules: self.rules.clone(), outcome: self.outcome.clone() };
         let hashes = self.hashes.len();
+        let checks = self.checks.len();
         let mut events = Vec::new();
         legal.clear();
         match self.pipeline(action, &mut events, legal) {
@@ -202,6 +203,7 @@ impl Game {
                 self.core = before.core;
                 self.rules = before.rules;
                 self.hashes.truncate(hashes);
+                self.checks.truncate(checks);
                 Err(e)
             }
         }
@@ -303,7 +305,7 @@ impl Game {
             });
         }
         self.score_action(mover, acting, &text, events)?;
-        self.hashes.push(self.core.hash());
+        self.record_position();
         let outcome = self.judge_listing(legal).map_err(RuleError::Script)?;
         if let Some(o) = &outcome {
             events.push(Event::Ended { outcome: o.clone() });
@@ -350,6 +352,11 @@ impl Game {
             seed: self.seed,
             history: Vec::new(),
             hashes: vec![self.core.hash()],
+            checks: if self.variant.draws.perpetual_check_loses {
+                vec![(self.core.to_move(), self.core.in_check())]
+            } else {
+                Vec::new()
+            },
             outcome: self.outcome.clone(),
             last_events: Vec::new(),
         }

@@ -210,7 +210,7 @@ impl Playout {
         } else {
             g.core.make_quiet(action);
         }
-        g.hashes.push(g.core.hash());
+        g.record_position();
         self.legal.clear();
         // In generation order (a function of the position alone): sorting took a third
         // of a chess playout's time. The royal piece's moves are tested when read or drawn.

@@ -12,7 +12,9 @@
 //!   empty, which may also be left out), and a piece that arrived by promotion is marked
 //!   `~` (`Q~`): captured, it goes to the hand as the kind it promoted from.
 //!
-//! Trailing fields may be left out: they default to `w - - 0 1`. After the six fields,
+//! Trailing fields may be left out: they default to `w - - 0 1`. A variant without
+//! castling, gating and en passant also reads Fairy-Stockfish's four fields, `board side
+//! halfmove fullmove` (`…[-] w 0 1`). After the six fields,
 //! optional `name=value` fields carry state chess does not have:
 //! - `graveyard=QNp`: captured pieces by letter (white upper case, black lower case);
 //! - `frozen=a10,c1`: frozen pieces, oldest first;
@@ -123,6 +125,29 @@ pub fn parse(v: &Variant, text: &str) -> Result<Setup, FenError> {
             let left: u8 =
                 n.parse().ok().filter(|&x| x <= count && n.bytes().all(|c| c.is_ascii_digit())).ok_or_else(bad)?;
             checks[i] = count - left;
+        }
+    }
+    // Fairy-Stockfish's four fields, `board side halfmove fullmove` (its shogi start
+    // position is `…[-] w 0 1`): the castling and en-passant fields left out. Read so
+    // only where the variant has neither (no castling, gating or en passant), where they
+    // could only be `-`; elsewhere a number where castling belongs is refused.
+    let number = |f: &str| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit());
+    if fields.len() == 4 && number(fields[2]) && number(fields[3]) {
+        let en_passant = v.kinds.iter().any(|k| k.atoms.iter().any(|a| a.creates_en_passant || a.captures_en_passant));
+        if v.castling.is_empty() && v.gating().is_none() && !en_passant {
+            fields.splice(2..2, ["-", "-"]);
+        } else {
+            let has = match (v.castling.is_empty() && v.gating().is_none(), en_passant) {
+                (false, true) => "castling and en passant",
+                (false, false) => "castling",
+                _ => "en passant",
+            };
+            return Err(FenError::Castling(format!(
+                "`{}` is not castling rights: a FEN of four fields (board, side, halfmove, fullmove, as \
+                 Fairy-Stockfish writes shogi's) is read only for variants without castling and en passant, \
+                 and {} has {has}; write the castling and en-passant fields (`- -` for none)",
+                fields[2], v.name
+            )));
         }
     }
     let fields = &fields[..];

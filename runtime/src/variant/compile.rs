@@ -375,7 +375,7 @@ impl Compiler<'_, '_> {
                 },
             },
         });
-        let draws = self.draws(&spec.draws, &kinds);
+        let draws = self.draws(&spec.draws, &kinds, spec.rules.check);
         let turns = match spec.turns.model.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
             None | Some(("alternate", _)) => Some(TurnModel::Alternate),
             Some(("solo", _)) => Some(TurnModel::Solo),
@@ -1202,7 +1202,7 @@ impl Compiler<'_, '_> {
         Some(Deal { rank: rank as u8 - 1, steps, count })
     }
 
-    fn draws(&mut self, spec: &schema::DrawsSpec, kinds: &[Kind]) -> Draws {
+    fn draws(&mut self, spec: &schema::DrawsSpec, kinds: &[Kind], check: bool) -> Draws {
         let mut draws = Draws {
             no_progress_plies: spec.no_progress_plies,
             repetition: spec.repetition,
@@ -1212,6 +1212,34 @@ impl Compiler<'_, '_> {
         };
         if spec.repetition.is_some_and(|n| n < 2) {
             self.err(0..0, "draws.repetition must be at least 2");
+        }
+        if let Some(r) = &spec.repetition_result {
+            match r.get_ref().as_str() {
+                "draw" => {}
+                _ if spec.repetition.is_none() => {
+                    self.err(r.span(), "draws.repetition_result judges a repetition: it needs draws.repetition")
+                }
+                other => match Side::parse(other) {
+                    Some(s) => draws.repetition_winner = Some(s),
+                    None => self.err(
+                        r.span(),
+                        format!("`{other}`: draws.repetition_result is \"draw\", \"white\" or \"black\""),
+                    ),
+                },
+            }
+        }
+        if let Some(p) = &spec.perpetual_check {
+            match p.get_ref().as_str() {
+                "draw" => {}
+                "loses" if spec.repetition.is_none() => {
+                    self.err(p.span(), "draws.perpetual_check judges a repetition: it needs draws.repetition")
+                }
+                "loses" if !check => {
+                    self.err(p.span(), "draws.perpetual_check needs the check rule (rules.check = true)")
+                }
+                "loses" => draws.perpetual_check_loses = true,
+                other => self.err(p.span(), format!("`{other}`: draws.perpetual_check is \"draw\" or \"loses\"")),
+            }
         }
         let Some(ins) = &spec.insufficient_material else {
             return draws;
@@ -1238,10 +1266,14 @@ impl Compiler<'_, '_> {
                 );
             }
         }
-        for l in &ins.same_colour {
-            match l.get_ref().chars().collect::<Vec<_>>()[..] {
-                [c] if kind_of(c).is_some() => draws.same_colour |= 1 << kind_of(c).unwrap(),
-                _ => self.err(l.span(), format!("`{}` is not a piece letter", l.get_ref())),
+        for (list, mask) in
+            [(&ins.same_colour, &mut draws.same_colour), (&ins.opposite_colours, &mut draws.opposite_colours)]
+        {
+            for l in list {
+                match l.get_ref().chars().collect::<Vec<_>>()[..] {
+                    [c] if kind_of(c).is_some() => *mask |= 1 << kind_of(c).unwrap(),
+                    _ => self.err(l.span(), format!("`{}` is not a piece letter", l.get_ref())),
+                }
             }
         }
         draws

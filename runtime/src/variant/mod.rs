@@ -475,10 +475,18 @@ pub struct DealStep {
 pub struct Draws {
     pub no_progress_plies: Option<u32>,
     pub repetition: Option<u32>,
+    /// A repetition in which one side checked with every move loses for that side
+    /// (`perpetual_check = "loses"`) instead of drawing.
+    pub perpetual_check_loses: bool,
+    /// The side a repetition goes to (`repetition_result`); `None`: a draw.
+    pub repetition_winner: Option<crate::piece::Side>,
     /// Material pairs that draw, as counts per kind: `[one side, the other]`.
     pub insufficient: Vec<[[u8; crate::piece::MAX_KINDS]; 2]>,
     /// Kinds that draw when, besides royal pieces, only they remain, all on one colour.
     pub same_colour: u32,
+    /// Kinds that draw when, besides royal pieces, only they remain, each side holding
+    /// some, each side's on one colour and the two sides' on different colours.
+    pub opposite_colours: u32,
     /// Drawn when the full-move number reaches this.
     pub turn_limit: Option<u32>,
     /// Drawn when a royal piece repeats an arrival this many times (king-repeat).

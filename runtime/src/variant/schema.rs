@@ -386,6 +386,13 @@ pub struct DrawsSpec {
     pub no_progress_plies: Option<u32>,
     /// The game is drawn when the same position occurs this many times (3 = threefold).
     pub repetition: Option<u32>,
+    /// What a repetition is when one side gave check with every one of its moves since
+    /// the first of the repeated positions counted: "draw" (the default) or "loses" (the
+    /// checking side loses: xiangqi's and shogi's perpetual check).
+    pub perpetual_check: Option<Spanned<String>>,
+    /// Who a repetition (not a perpetual check) goes to: "draw" (the default), "white"
+    /// or "black" (minishogi's sennichite: white, who moved first, loses).
+    pub repetition_result: Option<Spanned<String>>,
     /// Material with which nobody can win.
     pub insufficient_material: Option<InsufficientSpec>,
     /// The game is drawn when the full-move number reaches this: a game started from a
@@ -407,6 +414,11 @@ pub struct InsufficientSpec {
     /// one colour (chess: "B", same-coloured bishops).
     #[serde(default)]
     pub same_colour: Vec<Name>,
+    /// Kinds (by letter) that, with the kings alone, draw when each side holds some,
+    /// each side's all on squares of one colour and the two sides' on different colours
+    /// (atomic: bishops that can never take each other).
+    #[serde(default)]
+    pub opposite_colours: Vec<Name>,
 }
 
 #[derive(Debug, Deserialize)]
