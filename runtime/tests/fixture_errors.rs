@@ -177,7 +177,7 @@ fn bad_variants_overrides_and_fens_are_located() {
             &format!("{HEAD}set = [\"draws.repetion=2\", \"nonsense\"]\nplaythrough = {{ seed = 1, plies = 1 }}\n")
         ),
         [
-            "bad.toml:3:8: set: unknown field `repetion`, expected one of `no_progress_plies`, `repetition`, `insufficient_material`, `turn_limit`, `royal_repeat` (did you mean `repetition`?)",
+            "bad.toml:3:8: set: unknown field `repetion`, expected one of `no_progress_plies`, `repetition`, `perpetual_check`, `repetition_result`, `insufficient_material`, `turn_limit`, `royal_repeat` (did you mean `repetition`?)",
             "bad.toml:3:28: `nonsense` is not an override: expected KEY=VALUE, such as draws.repetition=2",
         ]
     );
