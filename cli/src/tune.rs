@@ -107,7 +107,7 @@ pub fn run(args: TuneArgs) -> Result<(), Fail> {
         Variant::load_with(&base.variant, &overrides).map_err(|e| e.to_string())
     };
     let t = std::time::Instant::now();
-    let tuned = tune::tune(&load, &samples, config.weights, &params, args.passes, &mut |pass, loss| {
+    let tuned = tune::tune(&load, &samples, config.weights, &params, args.passes, None, &mut |pass, loss| {
         eprintln!("pass {pass}: loss {loss:.6} ({:.1} s)", t.elapsed().as_secs_f64())
     })
     .map_err(Fail)?;

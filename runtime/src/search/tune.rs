@@ -132,6 +132,12 @@ fn scores(variant: &Variant, games: &[Game], weights: &Weights, table: &mut Hash
         .collect()
 }
 
+/// What the tuner scores each sample at with `weights` (a one-ply search with
+/// quiescence), for the side to move, capped at ±3000; 0 where the game is over.
+pub fn scores_of(variant: &Arc<Variant>, samples: &[Sample], weights: &Weights) -> Result<Vec<i32>, String> {
+    Ok(scores(variant, &games_of(variant, samples)?, weights, &mut HashTable::with_megabytes(0)))
+}
+
 fn games_of(variant: &Arc<Variant>, samples: &[Sample]) -> Result<Vec<Game>, String> {
     samples
         .iter()
@@ -143,6 +149,7 @@ fn games_of(variant: &Arc<Variant>, samples: &[Sample]) -> Result<Vec<Game>, Str
 /// `passes` passes over the parameters. A weight starts with a step of a fifth of its
 /// size (at least 1) and a value with 25; a pass that improves nothing halves the steps
 /// (down to 1 and 5), and tuning ends when a pass at the smallest steps improves nothing.
+/// The scores' scale is `k`, or (None) the one that fits the starting weights best.
 /// `progress` hears of each pass (its number and the loss).
 pub fn tune(
     load: Loader<'_>,
@@ -150,6 +157,7 @@ pub fn tune(
     start: Weights,
     params: &[Param],
     passes: usize,
+    k: Option<f64>,
     progress: &mut dyn FnMut(usize, f64),
 ) -> Result<Tuned, String> {
     let variant = load(&[])?;
@@ -176,7 +184,7 @@ pub fn tune(
     let targets: Vec<i32> = samples.iter().map(|s| s.target.clamp(-SCORE_CAP, SCORE_CAP)).collect();
     let mut st = State { weights: start, values, games, variant };
     let first = scores(&st.variant, &st.games, &st.weights, &mut table);
-    let k = fit_scale(&first, &targets);
+    let k = k.unwrap_or_else(|| fit_scale(&first, &targets));
     let loss_before = loss(&first, &targets, k);
     let mut best = loss_before;
     let mut evaluations = 1;
