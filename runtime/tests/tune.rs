@@ -94,3 +94,12 @@ fn a_kind_value_moves_toward_the_targets() {
         .unwrap_err();
     assert!(err.contains("archbishop"), "{err}");
 }
+
+#[test]
+fn the_default_parameters_leave_out_material_and_tempo() {
+    let keys: Vec<String> = Param::weights().iter().map(|p| p.key()).collect();
+    assert_eq!(keys.len(), 16);
+    assert!(keys.contains(&"ai.mobility".to_string()));
+    assert!(!keys.contains(&"ai.material".to_string()));
+    assert!(!keys.contains(&"ai.tempo".to_string()));
+}

@@ -70,9 +70,11 @@ pub enum Param {
 }
 
 impl Param {
-    /// Every weight of `[ai]` but `material` (the scale the values set).
+    /// Every weight of `[ai]` but `material` (the scale the values set) and `tempo`: a
+    /// one-ply score is the opponent's evaluation negated, so the tempo counts against
+    /// the side to move there, and fitting it would flip its sign.
     pub fn weights() -> Vec<Param> {
-        WEIGHT_KEYS.iter().filter(|&&k| k != "material").map(|&k| Param::Weight(k)).collect()
+        WEIGHT_KEYS.iter().filter(|&&k| k != "material" && k != "tempo").map(|&k| Param::Weight(k)).collect()
     }
 
     /// How it is written in variant.toml.
