@@ -22,6 +22,7 @@ mod realm_sim;
 mod selfplay;
 mod serve;
 mod solo;
+mod tune;
 mod uci;
 mod uci_client;
 mod watch;
@@ -156,6 +157,9 @@ enum Command {
     /// Self-play at scale (the balance lab): AI or random games on all cores, Ludii's
     /// metrics, sweeps of TOML values (`--sweep KEY=A,B,C`), plots.
     Selfplay(selfplay::SelfplayArgs),
+    /// Tune the evaluation's `[ai]` weights (and kinds' values) on positions scored by an
+    /// oracle engine (Texel's method); prints the tuned table.
+    Tune(tune::TuneArgs),
     /// The engine over UCI, for every two-sided variant (for GUIs and tools).
     Uci(uci::UciArgs),
     /// The engine over the XBoard/CECP protocol, for every two-sided variant.
@@ -416,6 +420,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Move(args) => ai::run_move(args),
         Command::Match(args) => matches::run_match(args),
         Command::Selfplay(args) => selfplay::run(args),
+        Command::Tune(args) => tune::run(args),
         Command::Uci(args) => uci::run(args),
         Command::Xboard(args) => xboard::run(args),
         Command::Realm(args) => realm::run(args),

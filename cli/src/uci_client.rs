@@ -181,13 +181,7 @@ impl UciEngine {
                     if let Some(i) = w.iter().position(|&x| x == "depth") {
                         depth = w.get(i + 1).and_then(|d| d.parse().ok()).or(depth);
                     }
-                    if let Some(i) = w.iter().position(|&x| x == "score") {
-                        match (w.get(i + 1), w.get(i + 2).and_then(|n| n.parse::<i32>().ok())) {
-                            (Some(&"cp"), Some(n)) => score = Some(n),
-                            (Some(&"mate"), Some(n)) => score = Some(if n > 0 { 100_000 - n } else { -100_000 - n }),
-                            _ => {}
-                        }
-                    }
+                    score = info_score(&line).or(score);
                 }
                 Some("bestmove") => {
                     let text = words.next().unwrap_or("");
@@ -195,6 +189,32 @@ impl UciEngine {
                     return Ok(UciMove { action, score, depth });
                 }
                 _ => {}
+            }
+        }
+    }
+
+    /// The engine's score of the position `fen` searched to `depth` plies: centipawns
+    /// for the side to move, a mate as in [`UciMove::score`], None if it gave none.
+    pub fn score_at_depth(&mut self, fen: &str, depth: u32) -> Result<Option<i32>, UciFailure> {
+        let gone = |e: Fail| UciFailure::Gone(e.0);
+        self.send(&format!("position fen {fen}")).map_err(gone)?;
+        self.send(&format!("go depth {depth}")).map_err(gone)?;
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut score = None;
+        loop {
+            let line = match self.line_before(deadline) {
+                Ok(l) => l,
+                Err(RecvTimeoutError::Timeout) => {
+                    let _ = self.send("stop");
+                    let _ = self.wait_bestmove(Instant::now() + Duration::from_secs(2));
+                    return Err(UciFailure::Time);
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(UciFailure::Gone("its output ended".into())),
+            };
+            if line.starts_with("info") {
+                score = info_score(&line).or(score);
+            } else if line.starts_with("bestmove") {
+                return Ok(score);
             }
         }
     }
@@ -222,6 +242,18 @@ impl Drop for UciEngine {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The score of an `info` line, in centipawns for the side to move (a mate in n moves
+/// is ±(100,000 − n)).
+fn info_score(line: &str) -> Option<i32> {
+    let w: Vec<&str> = line.split_whitespace().collect();
+    let i = w.iter().position(|&x| x == "score")?;
+    match (w.get(i + 1), w.get(i + 2).and_then(|n| n.parse::<i32>().ok())) {
+        (Some(&"cp"), Some(n)) => Some(n),
+        (Some(&"mate"), Some(n)) => Some(if n > 0 { 100_000 - n } else { -100_000 - n }),
+        _ => None,
     }
 }
 

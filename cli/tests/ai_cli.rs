@@ -115,3 +115,42 @@ fn bench_knows_the_ai_suite() {
         "error: unknown suite `nothing`; expected perft, hooks, load, ai, selfplay, memory, realm or solve\n"
     );
 }
+
+#[test]
+fn tune_reads_scored_positions_and_prints_the_table() {
+    let dir = std::env::temp_dir().join(format!("varia-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data.tsv");
+    // The bishop pair (white: c1 and f1) and a level position; the oracle's scores.
+    std::fs::write(
+        &data,
+        "# fen<TAB>centipawns for the side to move\n\
+         2b1k1n1/pppppppp/8/8/8/8/PPPPPPPP/2B1KB2 w - - 0 1\t400\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\t20\n",
+    )
+    .unwrap();
+    let d = data.to_str().unwrap();
+    let args = ["tune", "standard", "--data", d, "--weights", "pair,hp", "--passes", "2"];
+    let o = varia(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("# varia tune standard: 2 positions"), "{out}");
+    let table: Vec<&str> = out.lines().skip_while(|l| *l != "[ai]").collect();
+    assert_eq!(table.len(), 3, "{out}");
+    assert!(table[1].starts_with("pair = "), "{out}");
+    // Hit points are not in chess: hp stays at its default.
+    assert_eq!(table[2], "hp = 60");
+    // Deterministic: the same data give the same table.
+    assert_eq!(stdout(&varia(&args)).lines().skip(1).collect::<Vec<_>>(), out.lines().skip(1).collect::<Vec<_>>());
+
+    // A malformed line is an error that names it; an unknown weight is one too.
+    std::fs::write(&data, "not a position\n").unwrap();
+    let o = varia(&["tune", "standard", "--data", d]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("data.tsv:1: expected a FEN, a tab and a score"), "{}", stderr(&o));
+    std::fs::write(&data, "4k3/8/8/8/8/8/8/4K2R w - - 0 1\t300\n").unwrap();
+    let o = varia(&["tune", "standard", "--data", d, "--weights", "mobilty"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no weight `mobilty`"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

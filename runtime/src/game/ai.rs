@@ -43,10 +43,21 @@ impl Game {
             })?;
         }
         let evaluator = Evaluator::new(&self.variant, &config.weights);
+        self.think_evaluated(&evaluator, level, think).ok_or(AiError::NoAction)
+    }
+
+    /// The search with an evaluator already built (the tuner scores many positions with
+    /// the same weights). None if the side to move has no action.
+    pub(crate) fn think_evaluated(
+        &self,
+        evaluator: &Evaluator,
+        level: &Level,
+        think: Think<'_>,
+    ) -> Option<SearchResult> {
         let (soft, deadline) = think.clock.unwrap_or(Clock::Off).limits(level);
         let mut job = Job {
             level,
-            evaluator: &evaluator,
+            evaluator,
             seed: think.seed,
             soft,
             deadline,
@@ -55,8 +66,7 @@ impl Game {
             progress: think.progress,
             table: think.table,
         };
-        let found = if self.searched_whole() { slow::search(self, &mut job) } else { self.core.search(&mut job) };
-        found.ok_or(AiError::NoAction)
+        if self.searched_whole() { slow::search(self, &mut job) } else { self.core.search(&mut job) }
     }
 
     /// Whether the search must play through the whole game: hooks take part, or a rule

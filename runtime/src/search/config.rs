@@ -107,6 +107,43 @@ pub struct Weights {
     pub hand: i32,
 }
 
+impl Weights {
+    /// The weight named `name` (a key of `[ai]`, [`WEIGHT_KEYS`]), if there is one.
+    pub fn get(&self, name: &str) -> Option<i32> {
+        let mut w = *self;
+        w.slot(name).map(|s| *s)
+    }
+
+    /// Sets the weight named `name`; false if there is no such weight.
+    pub fn set(&mut self, name: &str, value: i32) -> bool {
+        self.slot(name).map(|s| *s = value).is_some()
+    }
+
+    fn slot(&mut self, name: &str) -> Option<&mut i32> {
+        Some(match name {
+            "material" => &mut self.material,
+            "mobility" => &mut self.mobility,
+            "centre" => &mut self.centre,
+            "advance" => &mut self.advance,
+            "king_shelter" => &mut self.king_shelter,
+            "king_centre" => &mut self.king_centre,
+            "tempo" => &mut self.tempo,
+            "hp" => &mut self.hp,
+            "royal_hp" => &mut self.royal_hp,
+            "stacks" => &mut self.stacks,
+            "guarded" => &mut self.guarded,
+            "passed" => &mut self.passed,
+            "pair" => &mut self.pair,
+            "open_file" => &mut self.open_file,
+            "doubled" => &mut self.doubled,
+            "isolated" => &mut self.isolated,
+            "king_attack" => &mut self.king_attack,
+            "hand" => &mut self.hand,
+            _ => return None,
+        })
+    }
+}
+
 impl Default for Weights {
     fn default() -> Self {
         Weights {
@@ -231,7 +268,8 @@ impl Default for AiConfig {
     }
 }
 
-const WEIGHT_KEYS: [&str; 18] = [
+/// The names of the weights, as `[ai]` spells them (in [`Weights::get`]'s order).
+pub const WEIGHT_KEYS: [&str; 18] = [
     "material",
     "mobility",
     "centre",
@@ -328,31 +366,14 @@ impl Cx<'_> {
     fn ai(&mut self, t: &toml::Table) -> AiConfig {
         let mut c = AiConfig::default();
         for (key, value) in t {
-            let w = &mut c.weights;
-            let slot = match key.as_str() {
-                "material" => &mut w.material,
-                "mobility" => &mut w.mobility,
-                "centre" => &mut w.centre,
-                "advance" => &mut w.advance,
-                "king_shelter" => &mut w.king_shelter,
-                "king_centre" => &mut w.king_centre,
-                "tempo" => &mut w.tempo,
-                "hp" => &mut w.hp,
-                "royal_hp" => &mut w.royal_hp,
-                "stacks" => &mut w.stacks,
-                "guarded" => &mut w.guarded,
-                "passed" => &mut w.passed,
-                "pair" => &mut w.pair,
-                "open_file" => &mut w.open_file,
-                "doubled" => &mut w.doubled,
-                "isolated" => &mut w.isolated,
-                "king_attack" => &mut w.king_attack,
-                "hand" => &mut w.hand,
-                "levels" => {
-                    self.levels(value, &mut c.levels);
-                    continue;
-                }
-                other => {
+            if key == "levels" {
+                self.levels(value, &mut c.levels);
+                continue;
+            }
+            let slot = match c.weights.slot(key) {
+                Some(slot) => slot,
+                None => {
+                    let other = key.as_str();
                     let known = WEIGHT_KEYS.iter().chain(["levels"].iter()).copied();
                     self.problem(
                         &["ai", other],

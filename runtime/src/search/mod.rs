@@ -22,6 +22,7 @@ pub mod opponent;
 pub(crate) mod slow;
 pub mod solo;
 mod tt;
+pub mod tune;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;

@@ -1,0 +1,219 @@
+//! `varia tune`: tunes a variant's `[ai]` weights (and, if asked, some kinds' values)
+//! from data, with Texel's method (`varia::search::tune`). The data are positions from
+//! seeded self-play games, each scored by an oracle engine over UCI (Fairy-Stockfish by
+//! default) at a fixed depth; they are written to `--data` once and read from it after.
+//! Prints the losses and the tuned table, ready for variant.toml.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use varia::rng::Rng;
+use varia::search::tune::{self, Param, Sample};
+use varia::search::{AiConfig, Clock};
+use varia::variant::Override;
+use varia::{Game, Variant};
+
+use crate::uci_client::{UciEngine, UciFailure};
+use crate::{Fail, VariantArg};
+
+#[derive(clap::Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    variant: VariantArg,
+    /// Labelled positions, a line each: a FEN, a tab, the target score (centipawns for
+    /// the side to move). Read if the file exists; otherwise made (self-play, scored by
+    /// the oracle) and written there.
+    #[arg(long, value_name = "FILE")]
+    data: PathBuf,
+    /// Self-play games to take positions from (when --data does not exist yet).
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Random plies at the start of each game (for variety).
+    #[arg(long, default_value_t = 6)]
+    random_plies: usize,
+    /// Take every Nth position of a game (after the random plies).
+    #[arg(long, default_value_t = 3)]
+    every: usize,
+    /// A game stops after this many plies.
+    #[arg(long, default_value_t = 160)]
+    max_plies: usize,
+    /// The level that plays the self-play games.
+    #[arg(long, default_value = "novice")]
+    level: String,
+    /// The oracle: a UCI engine's command.
+    #[arg(long, default_value = "/usr/games/fairy-stockfish")]
+    oracle: String,
+    /// The oracle's search depth (plies).
+    #[arg(long, default_value_t = 8)]
+    depth: u32,
+    /// The seed of the self-play games.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Passes over the parameters, at most.
+    #[arg(long, default_value_t = 12)]
+    passes: usize,
+    /// Tune only these weights (comma-separated `[ai]` keys; default: all but material).
+    #[arg(long, value_delimiter = ',')]
+    weights: Vec<String>,
+    /// Tune these kinds' values too (comma-separated kind names): --values queen,rook.
+    #[arg(long, value_delimiter = ',')]
+    values: Vec<String>,
+}
+
+pub fn run(args: TuneArgs) -> Result<(), Fail> {
+    if args.every == 0 {
+        return Err(Fail("--every must be at least 1".into()));
+    }
+    let v = args.variant.load()?;
+    let config =
+        AiConfig::from_variant(&v).map_err(|p| Fail(p.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")))?;
+    let samples = if args.data.exists() {
+        read(&args.data)?
+    } else {
+        let fens = positions(&v, &config, &args)?;
+        eprintln!("{} positions from {} games; scoring them at depth {}…", fens.len(), args.games, args.depth);
+        let samples = label(&v, &fens, &args)?;
+        write(&args.data, &samples)?;
+        eprintln!("{} scored positions written to {}", samples.len(), args.data.display());
+        samples
+    };
+    if samples.is_empty() {
+        return Err(Fail(format!("no positions in {}", args.data.display())));
+    }
+    let mut params: Vec<Param> = if args.weights.is_empty() {
+        Param::weights()
+    } else {
+        let mut ps = Vec::new();
+        for w in &args.weights {
+            let key = varia::search::config::WEIGHT_KEYS.iter().find(|&&k| k == w.as_str()).ok_or_else(|| {
+                Fail(format!("no weight `{w}`; the weights are {}", varia::search::config::WEIGHT_KEYS.join(", ")))
+            })?;
+            ps.push(Param::Weight(key));
+        }
+        ps
+    };
+    params.extend(args.values.iter().map(|k| Param::Value(k.clone())));
+    let base = args.variant.clone();
+    let load = move |values: &[(String, i32)]| -> Result<Arc<Variant>, String> {
+        let mut overrides = Vec::new();
+        for s in &base.set {
+            overrides.push(s.parse::<Override>().map_err(|e| e.to_string())?);
+        }
+        for (kind, value) in values {
+            overrides.push(format!("pieces.{kind}.value={value}").parse::<Override>().map_err(|e| e.to_string())?);
+        }
+        Variant::load_with(&base.variant, &overrides).map_err(|e| e.to_string())
+    };
+    let t = std::time::Instant::now();
+    let tuned = tune::tune(&load, &samples, config.weights, &params, args.passes, None, &mut |pass, loss| {
+        eprintln!("pass {pass}: loss {loss:.6} ({:.1} s)", t.elapsed().as_secs_f64())
+    })
+    .map_err(Fail)?;
+    println!(
+        "# varia tune {}: {} positions (oracle depth {}), k = {:.2}, loss {:.6} -> {:.6}, {} evaluations, {:.1} s",
+        v.name,
+        tuned.samples,
+        args.depth,
+        tuned.k,
+        tuned.loss_before,
+        tuned.loss_after,
+        tuned.evaluations,
+        t.elapsed().as_secs_f64()
+    );
+    for (key, from, to) in &tuned.changes {
+        println!("# {key}: {from} -> {to}");
+    }
+    println!("[ai]");
+    for p in &params {
+        if let Param::Weight(key) = p {
+            println!("{key} = {}", tuned.weights.get(key).unwrap_or(0));
+        }
+    }
+    for (kind, value) in &tuned.values {
+        println!("\n[pieces.{kind}]\nvalue = {value}");
+    }
+    Ok(())
+}
+
+/// Positions from seeded self-play: `random_plies` random actions, then the level's.
+fn positions(v: &Arc<Variant>, config: &AiConfig, args: &TuneArgs) -> Result<Vec<String>, Fail> {
+    let level = *config.level(&args.level).map_err(Fail)?;
+    let mut seen = HashSet::new();
+    let mut fens = Vec::new();
+    for g in 0..args.games {
+        let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(g);
+        let mut rng = Rng::new(seed);
+        let mut game = Game::new(v.clone());
+        for ply in 0..args.max_plies {
+            if game.outcome().is_some() {
+                break;
+            }
+            let legal = game.legal_actions();
+            if legal.is_empty() {
+                break;
+            }
+            if ply >= args.random_plies && (ply - args.random_plies) % args.every == 0 {
+                let fen = game.fen();
+                if seen.insert(fen.clone()) {
+                    fens.push(fen);
+                }
+            }
+            let action = if ply < args.random_plies {
+                legal[rng.below(legal.len() as u64) as usize]
+            } else {
+                game.search(config, &level, rng.next_u64(), Clock::Off).map_err(|e| Fail(e.to_string()))?.action
+            };
+            game.apply(action).map_err(|e| Fail(e.to_string()))?;
+        }
+    }
+    Ok(fens)
+}
+
+/// Each position with the oracle's score; positions it scores as mates (or not at all)
+/// are left out.
+fn label(v: &Arc<Variant>, fens: &[String], args: &TuneArgs) -> Result<Vec<Sample>, Fail> {
+    let mut oracle = UciEngine::start(&args.oracle, &[])?;
+    oracle.set_variant(v)?;
+    oracle.new_game()?;
+    let mut out = Vec::new();
+    for fen in fens {
+        let score = oracle.score_at_depth(fen, args.depth).map_err(|e| {
+            Fail(match e {
+                UciFailure::Time => format!("the oracle gave no answer for {fen}"),
+                UciFailure::Illegal(why) | UciFailure::Gone(why) => format!("the oracle failed on {fen}: {why}"),
+            })
+        })?;
+        if let Some(s) = score
+            && s.abs() < 50_000
+        {
+            out.push(Sample { fen: fen.clone(), target: s });
+        }
+    }
+    Ok(out)
+}
+
+fn read(path: &PathBuf) -> Result<Vec<Sample>, Fail> {
+    let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || Fail(format!("{}:{}: expected a FEN, a tab and a score in centipawns", path.display(), i + 1));
+        let (fen, score) = line.rsplit_once('\t').ok_or_else(bad)?;
+        let target = score.trim().parse::<i32>().map_err(|_| bad())?;
+        out.push(Sample { fen: fen.trim().to_string(), target });
+    }
+    Ok(out)
+}
+
+fn write(path: &PathBuf, samples: &[Sample]) -> Result<(), Fail> {
+    let mut f = std::fs::File::create(path).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+    for s in samples {
+        writeln!(f, "{}\t{}", s.fen, s.target)?;
+    }
+    Ok(())
+}
