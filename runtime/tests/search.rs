@@ -321,6 +321,7 @@ fn ai_keys_override_the_defaults() {
             late_move_pruning: false,
             see: false,
             iir: false,
+            history: false,
         }
     );
     let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
@@ -342,7 +343,7 @@ fn ai_problems_are_located_with_suggestions() {
         problems("[ai.levels.master]\ndepth = \"five\"\nquiesence = true\n"),
         [
             "variant.toml:3:9: `ai.levels.master.depth` must be a whole number, not the text \"five\"",
-            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir",
+            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir, history",
         ]
     );
     assert_eq!(
@@ -724,6 +725,38 @@ fn pruning_shrinks_fixed_depth_trees_and_keeps_tactics() {
         load(&folder("[ai.levels.veteran]\nfutility = 150\nlate_move_pruning = true\nsee = true\niir = true\n", None));
     let l = *AiConfig::from_variant(&v).unwrap().level("veteran").unwrap();
     assert_eq!((l.futility, l.late_move_pruning, l.see, l.iir), (150, true, true, true));
+}
+
+#[test]
+fn history_with_maluses_keeps_tactics_and_is_set_from_toml() {
+    let config = AiConfig::default();
+    let master = Level { depth: 6, deepen: false, ..*config.level("master").unwrap() };
+    let plain = Level { history: false, ..master };
+    // The same tactics with and without it, at the same depth.
+    for level in [master, plain] {
+        let g = game(MATE_IN_2);
+        let r = g.search(&config, &level, 0, Clock::Off).unwrap();
+        assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)));
+        let g = game(HANGING_QUEEN);
+        assert_eq!(text(&g, &g.search(&config, &level, 0, Clock::Off).unwrap()), "f3-h4");
+    }
+    // It changes the tree (the order of quiet actions and their reductions), reproducibly.
+    let italian = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let g = game(italian);
+    let a = g.search(&config, &master, 0, Clock::Off).unwrap();
+    let b = g.search(&config, &plain, 0, Clock::Off).unwrap();
+    assert_ne!(a.nodes, b.nodes);
+    assert_eq!(g.search(&config, &master, 0, Clock::Off).unwrap(), a);
+    // Master has it; the others not; TOML sets it.
+    let on: Vec<bool> = config.levels.iter().map(|(_, l)| l.history).collect();
+    assert_eq!(on, [false, false, true]);
+    let v = load(&folder("[ai.levels.veteran]\nhistory = true\n\n[ai.levels.master]\nhistory = false\n", None));
+    let c = AiConfig::from_variant(&v).unwrap();
+    assert_eq!((c.level("veteran").unwrap().history, c.level("master").unwrap().history), (true, false));
+    assert_eq!(
+        problems("[ai.levels.master]\nhistory = 1\n"),
+        ["variant.toml:3:11: `ai.levels.master.history` must be true or false, not the number 1"]
+    );
 }
 
 #[test]

@@ -33,6 +33,8 @@
 //! late_move_pruning = true  # skip late quiet actions near the frontier (master's default)
 //! see = true            # static exchange evaluation orders and prunes captures (master's)
 //! iir = true            # internal iterative reduction without a table move (master's)
+//! history = true        # quiet-move history with maluses and gravity; bad history
+//!                       # reduces a ply more (master's)
 //! ```
 //!
 //! `depth` is the cap whenever no time is given from outside (`--no-clock`, UCI
@@ -217,6 +219,12 @@ pub struct Level {
     /// Internal iterative reduction: a node of depth 4 or more for which the transposition
     /// table has no action is searched a ply shallower.
     pub iir: bool,
+    /// Finer quiet-move history: the quiet action that cuts a node gains, and each quiet
+    /// action tried before it there loses, by `min(16·depth², 2000)`, with gravity (a
+    /// figure moves less the nearer it is to ±16384, so old figures fade); a late quiet
+    /// action with a negative history is reduced a ply more. Without it, the history
+    /// only grows, by depth² per cutoff.
+    pub history: bool,
 }
 
 impl Level {
@@ -256,6 +264,7 @@ pub fn default_levels() -> Vec<(String, Level)> {
                 late_move_pruning: true,
                 see: true,
                 iir: true,
+                history: true,
                 ..l(5, 8000, 0, true)
             },
         ),
@@ -289,7 +298,7 @@ pub const WEIGHT_KEYS: [&str; 18] = [
     "king_attack",
     "hand",
 ];
-const LEVEL_KEYS: [&str; 12] = [
+const LEVEL_KEYS: [&str; 13] = [
     "depth",
     "time_ms",
     "noise",
@@ -302,6 +311,7 @@ const LEVEL_KEYS: [&str; 12] = [
     "late_move_pruning",
     "see",
     "iir",
+    "history",
 ];
 
 impl AiConfig {
@@ -443,26 +453,26 @@ impl Cx<'_> {
                             level.futility = n as i32;
                         }
                     }
-                    "quiescence" | "reductions" | "null_move" | "deepen" | "late_move_pruning" | "see" | "iir" => {
-                        match value {
-                            toml::Value::Boolean(b) => {
-                                *match key.as_str() {
-                                    "quiescence" => &mut level.quiescence,
-                                    "reductions" => &mut level.reductions,
-                                    "null_move" => &mut level.null_move,
-                                    "late_move_pruning" => &mut level.late_move_pruning,
-                                    "see" => &mut level.see,
-                                    "iir" => &mut level.iir,
-                                    _ => &mut level.deepen,
-                                } = *b
-                            }
-                            other => self.problem(
-                                &p,
-                                false,
-                                format!("`ai.levels.{name}.{key}` must be true or false, not {}", describe(other)),
-                            ),
+                    "quiescence" | "reductions" | "null_move" | "deepen" | "late_move_pruning" | "see" | "iir"
+                    | "history" => match value {
+                        toml::Value::Boolean(b) => {
+                            *match key.as_str() {
+                                "quiescence" => &mut level.quiescence,
+                                "reductions" => &mut level.reductions,
+                                "null_move" => &mut level.null_move,
+                                "late_move_pruning" => &mut level.late_move_pruning,
+                                "see" => &mut level.see,
+                                "iir" => &mut level.iir,
+                                "history" => &mut level.history,
+                                _ => &mut level.deepen,
+                            } = *b
                         }
-                    }
+                        other => self.problem(
+                            &p,
+                            false,
+                            format!("`ai.levels.{name}.{key}` must be true or false, not {}", describe(other)),
+                        ),
+                    },
                     other => self.problem(
                         &p,
                         true,

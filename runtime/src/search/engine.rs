@@ -118,8 +118,11 @@ struct Search<'a, N: Node> {
     /// Keys of the game's history, then of every position on the current line.
     keys: Vec<u64>,
     killers: Vec<[Option<Action>; 2]>,
-    /// `[side][from][to]`: how often a quiet action caused a cutoff, weighted by depth.
+    /// `[side][from][to]`: how often a quiet action caused a cutoff, weighted by depth
+    /// (with the level's `history`: bonuses and maluses with gravity, in ±[`HISTORY_MAX`]).
     history: Vec<i32>,
+    /// The quiet actions tried at each ply (for the history's maluses).
+    quiets: Vec<Vec<Action>>,
     lists: Vec<Vec<Action>>,
     scores: Vec<Vec<i32>>,
     pv: Vec<Vec<Action>>,
@@ -166,6 +169,10 @@ fn from_tt(s: i32, ply: usize) -> i32 {
 /// Late move reductions, logarithmic in the depth and in the action's number in the
 /// order: `LMR_BASE + ln(depth)·ln(number)/LMR_DIVISOR` plies (rounded down).
 const LMR_BASE: f64 = 0.75;
+/// The bound of a quiet action's history with the level's `history` (gravity keeps it
+/// inside), and the largest bonus (or malus) one cutoff gives.
+const HISTORY_MAX: i32 = 16_384;
+const HISTORY_BONUS_MAX: i32 = 2_000;
 const LMR_DIVISOR: f64 = 2.25;
 
 fn lmr_table() -> Vec<[u8; 64]> {
@@ -198,6 +205,7 @@ pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table) -> Option<Se
         keys: p.history.to_vec(),
         killers: vec![[None; 2]; MAX_PLY + 1],
         history: vec![0; 2 * 256 * 256],
+        quiets: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         pv: (0..=MAX_PLY + 1).map(|_| Vec::new()).collect(),
@@ -445,6 +453,14 @@ impl<N: Node> Search<'_, N> {
         self.history[self.history_index(a)]
     }
 
+    /// Moves a history figure by `bonus` (positive or negative) with gravity: the nearer
+    /// the figure is to the bound on that side, the less it moves.
+    #[inline]
+    fn nudge(&mut self, h: usize, bonus: i32) {
+        let v = self.history[h];
+        self.history[h] = v + bonus - v * bonus.abs() / HISTORY_MAX;
+    }
+
     #[inline]
     fn history_index(&self, a: Action) -> usize {
         (self.node.side().index() * 256 + a.from.index()) * 256 + a.to.index()
@@ -535,7 +551,7 @@ impl<N: Node> Search<'_, N> {
         // Null move: if passing the turn still leaves the side to move at or above beta
         // after a search R plies shallower, a real action would too (unless in zugzwang,
         // which the back end's and `has_officers`'s conditions make rare). R grows with
-        // the depth: 3 plies, and one more every 4.
+        // the depth: 3 plies, and one more every 3.
         if level.null_move
             && !pv_node
             && !in_check
@@ -546,7 +562,7 @@ impl<N: Node> Search<'_, N> {
             && eval.is_some_and(|e| e >= beta)
             && self.node.make_null()
         {
-            let r = 3 + depth / 4;
+            let r = 3 + depth / 3;
             self.keys.push(self.node.key());
             self.null[ply + 1] = true;
             let score = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1);
@@ -592,6 +608,8 @@ impl<N: Node> Search<'_, N> {
         };
 
         let alpha0 = alpha;
+        let mut quiets = std::mem::take(&mut self.quiets[ply]);
+        quiets.clear();
         let mut best = -INF;
         let mut best_move = None;
         let mut searched = 0;
@@ -635,7 +653,11 @@ impl<N: Node> Search<'_, N> {
                 // A late quiet action (below the killers in the order), neither out of
                 // nor into check, is tried shallower first.
                 let r = if late && depth >= 3 && !in_check && !gives_check {
-                    let r = self.lmr[(depth as usize).min(63)][(searched + 1).min(63)] as i32 - pv_node as i32;
+                    let mut r = self.lmr[(depth as usize).min(63)][(searched + 1).min(63)] as i32 - pv_node as i32;
+                    // One ply more for an action whose history is bad.
+                    if level.history && self.history[self.history_index(a)] < 0 {
+                        r += 1;
+                    }
                     r.clamp(0, depth - 2)
                 } else {
                     0
@@ -653,6 +675,7 @@ impl<N: Node> Search<'_, N> {
             if self.stopped {
                 self.lists[ply] = list;
                 self.scores[ply] = scores;
+                self.quiets[ply] = quiets;
                 return 0;
             }
             searched += 1;
@@ -673,13 +696,26 @@ impl<N: Node> Search<'_, N> {
                                 k[0] = Some(a);
                             }
                             let h = self.history_index(a);
-                            self.history[h] = (self.history[h] + depth * depth).min(1 << 24);
+                            if level.history {
+                                let bonus = (depth * depth * 16).min(HISTORY_BONUS_MAX);
+                                self.nudge(h, bonus);
+                                for &q in &quiets {
+                                    let hq = self.history_index(q);
+                                    self.nudge(hq, -bonus);
+                                }
+                            } else {
+                                self.history[h] = (self.history[h] + depth * depth).min(1 << 24);
+                            }
                         }
                         break;
                     }
                 }
             }
+            if quiet && level.history {
+                quiets.push(a);
+            }
         }
+        self.quiets[ply] = quiets;
         self.lists[ply] = list;
         self.scores[ply] = scores;
         if searched == 0 {
