@@ -164,16 +164,7 @@ impl UciEngine {
         let deadline = Instant::now() + movetime * 3 + Duration::from_secs(2);
         let (mut score, mut depth) = (None, None);
         loop {
-            let line = match self.line_before(deadline) {
-                Ok(l) => l,
-                Err(RecvTimeoutError::Timeout) => {
-                    // Ask it to stop, and drain its late answer so the next move starts clean.
-                    let _ = self.send("stop");
-                    let _ = self.wait_bestmove(Instant::now() + Duration::from_secs(2));
-                    return Err(UciFailure::Time);
-                }
-                Err(RecvTimeoutError::Disconnected) => return Err(UciFailure::Gone("its output ended".into())),
-            };
+            let line = self.search_line(deadline)?;
             let mut words = line.split_whitespace();
             match words.next() {
                 Some("info") => {
@@ -202,20 +193,26 @@ impl UciEngine {
         let deadline = Instant::now() + Duration::from_secs(120);
         let mut score = None;
         loop {
-            let line = match self.line_before(deadline) {
-                Ok(l) => l,
-                Err(RecvTimeoutError::Timeout) => {
-                    let _ = self.send("stop");
-                    let _ = self.wait_bestmove(Instant::now() + Duration::from_secs(2));
-                    return Err(UciFailure::Time);
-                }
-                Err(RecvTimeoutError::Disconnected) => return Err(UciFailure::Gone("its output ended".into())),
-            };
+            let line = self.search_line(deadline)?;
             if line.starts_with("info") {
                 score = info_score(&line).or(score);
             } else if line.starts_with("bestmove") {
                 return Ok(score);
             }
+        }
+    }
+
+    /// The next line of a search started with `go`. Past `deadline` the engine is asked
+    /// to stop and its late answer drained, so the next search starts clean.
+    fn search_line(&mut self, deadline: Instant) -> Result<String, UciFailure> {
+        match self.line_before(deadline) {
+            Ok(l) => Ok(l),
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.send("stop");
+                let _ = self.wait_bestmove(Instant::now() + Duration::from_secs(2));
+                Err(UciFailure::Time)
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(UciFailure::Gone("its output ended".into())),
         }
     }
 

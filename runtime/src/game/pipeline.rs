@@ -344,22 +344,20 @@ impl Game {
     /// A copy of the current position and rule state, without the history (for hooks that
     /// read the game while it is being changed; `Clone` adds the history).
     pub(super) fn without_history(&self) -> Game {
-        Game {
+        let mut g = Game {
             variant: self.variant.clone(),
             core: self.core.boxed(),
             rules: self.rules.clone(),
             start: self.start.clone(),
             seed: self.seed,
             history: Vec::new(),
-            hashes: vec![self.core.hash()],
-            checks: if self.variant.draws.perpetual_check_loses {
-                vec![(self.core.to_move(), self.core.in_check())]
-            } else {
-                Vec::new()
-            },
+            hashes: Vec::new(),
+            checks: Vec::new(),
             outcome: self.outcome.clone(),
             last_events: Vec::new(),
-        }
+        };
+        g.record_position();
+        g
     }
 
     /// Calls `on_removed` for every piece that left the board since `reported`,
