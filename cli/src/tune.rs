@@ -60,6 +60,20 @@ pub struct TuneArgs {
     /// Tune these kinds' values too (comma-separated kind names): --values queen,rook.
     #[arg(long, value_delimiter = ',')]
     values: Vec<String>,
+    /// Tune the per-kind square tables and mobility weights (`[ai.pieces.<kind>]`,
+    /// every kind) instead of the weights, by gradient descent on the quiet positions;
+    /// prints the tables for variant.toml.
+    #[arg(long)]
+    tables: bool,
+    /// With --tables: passes over the positions.
+    #[arg(long, default_value_t = 800)]
+    epochs: usize,
+    /// With --tables: the step, in centipawns.
+    #[arg(long, default_value_t = 1.0)]
+    rate: f64,
+    /// With --tables: weight decay toward the starting tables.
+    #[arg(long, default_value_t = 1e-7)]
+    l2: f64,
 }
 
 pub fn run(args: TuneArgs) -> Result<(), Fail> {
@@ -81,6 +95,9 @@ pub fn run(args: TuneArgs) -> Result<(), Fail> {
     };
     if samples.is_empty() {
         return Err(Fail(format!("no positions in {}", args.data.display())));
+    }
+    if args.tables {
+        return tables(&v, &config, &samples, &args);
     }
     let mut params: Vec<Param> = if args.weights.is_empty() {
         Param::weights()
@@ -216,4 +233,60 @@ fn write(path: &PathBuf, samples: &[Sample]) -> Result<(), Fail> {
         writeln!(f, "{}\t{}", s.fen, s.target)?;
     }
     Ok(())
+}
+
+/// `--tables`: the per-kind terms, tuned and printed as `[ai.pieces.<kind>]` tables.
+fn tables(v: &Arc<Variant>, config: &AiConfig, samples: &[Sample], args: &TuneArgs) -> Result<(), Fail> {
+    if args.epochs == 0 || !(args.rate > 0.0 && args.rate.is_finite()) || !(args.l2 >= 0.0 && args.l2.is_finite()) {
+        return Err(Fail("--epochs must be at least 1, --rate above 0 and --l2 at least 0".into()));
+    }
+    let options = tune::TableOptions { epochs: args.epochs, rate: args.rate, l2: args.l2 };
+    let t = std::time::Instant::now();
+    let tuned = tune::tune_tables(v, config, samples, &options, &mut |epoch, loss| {
+        eprintln!("epoch {epoch}: loss {loss:.6} ({:.1} s)", t.elapsed().as_secs_f64())
+    })
+    .map_err(Fail)?;
+    println!(
+        "# varia tune {} --tables: {} quiet positions of {} (oracle depth {}), k = {:.2}, loss {:.6} -> {:.6}, {} epochs, {:.1} s",
+        v.name,
+        tuned.samples,
+        tuned.samples + tuned.skipped,
+        args.depth,
+        tuned.k,
+        tuned.loss_before,
+        tuned.loss_after,
+        args.epochs,
+        t.elapsed().as_secs_f64()
+    );
+    print!("{}", pieces_toml(v, &tuned.pieces));
+    Ok(())
+}
+
+/// `[ai.pieces.<kind>]` tables as variant.toml writes them: square tables in diagram
+/// order (the top rank first), a rank a line.
+fn pieces_toml(v: &Variant, pieces: &[varia::search::config::PieceTerms]) -> String {
+    let g = v.geometry;
+    let (files, ranks) = (g.files as usize, g.ranks as usize);
+    let mut out = String::new();
+    for (kind, p) in v.kinds.iter().zip(pieces) {
+        if p.is_zero() {
+            continue;
+        }
+        out.push_str(&format!("\n[ai.pieces.{}]\n", kind.name));
+        if p.mobility_mg != 0 || p.mobility_eg != 0 {
+            out.push_str(&format!("mobility_mg = {}\nmobility_eg = {}\n", p.mobility_mg, p.mobility_eg));
+        }
+        for (key, table) in [("square_mg", &p.square_mg), ("square_eg", &p.square_eg)] {
+            if table.iter().all(|&x| x == 0) {
+                continue;
+            }
+            out.push_str(&format!("{key} = [\n"));
+            for rank in (0..ranks).rev() {
+                let row: Vec<String> = (0..files).map(|f| format!("{:4}", table[rank * files + f])).collect();
+                out.push_str(&format!("  {},\n", row.join(",")));
+            }
+            out.push_str("]\n");
+        }
+    }
+    out
 }

@@ -331,12 +331,82 @@ fn ai_keys_override_the_defaults() {
     assert_eq!(best(&g, "blitz", 0).depth, 2);
 }
 
+/// A diagram-order table (the top rank first) of 64 zeros with `x` at `square` ("g1").
+fn table_with(square: &str, x: i32) -> String {
+    let b = square.as_bytes();
+    let (file, rank) = ((b[0] - b'a') as usize, (b[1] - b'1') as usize);
+    let mut t = vec![0; 64];
+    t[(7 - rank) * 8 + file] = x;
+    format!("[{}]", t.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "))
+}
+
+fn evaluation(dir: &std::path::Path, fen: &str) -> i32 {
+    Game::from_fen(load(dir), fen).unwrap().evaluate().unwrap()
+}
+
+#[test]
+fn piece_square_tables_and_mobility_add_their_centipawns() {
+    // A white knight on g1 against a bare king: the game phase is neither 0 nor 256, so
+    // a term in only one of the tables would be blended; the same number in both adds
+    // exactly itself.
+    let fen = "4k3/8/8/8/8/8/8/4K1N1 w - - 0 1";
+    let plain = folder("", None);
+    let both = folder(&format!("[ai.pieces.knight]\nsquare_mg = {0}\nsquare_eg = {0}\n", table_with("g1", 75)), None);
+    assert_eq!(evaluation(&both, fen), evaluation(&plain, fen) + 75);
+    // The table is White's view: g1's entry is not read for a knight on f1.
+    assert_eq!(
+        evaluation(&both, "4k3/8/8/8/8/8/8/4KN2 w - - 0 1"),
+        evaluation(&plain, "4k3/8/8/8/8/8/8/4KN2 w - - 0 1")
+    );
+    // Black's knight on g8 reads g1's entry (mirrored across the ranks): −75 for White,
+    // so +75 for Black to move.
+    let black = "4k1n1/8/8/8/8/8/8/4K3 b - - 0 1";
+    assert_eq!(evaluation(&both, black), evaluation(&plain, black) + 75);
+    // In the middlegame table only, at phase p the knight gains 75·p/256 (rounded down
+    // with the rest): the phase of one knight is 320 of the start's 6400, 256·320/6400 =
+    // 12.8 → 12, so 75·12/256 = 3.5 → 3 or 4.
+    let mg = folder(&format!("[ai.pieces.knight]\nsquare_mg = {}\n", table_with("g1", 75)), None);
+    let d = evaluation(&mg, fen) - evaluation(&plain, fen);
+    assert!((3..=4).contains(&d), "{d}");
+    // Mobility: the knight on g1 reaches e2, f3 and h3; 7 per square in both tables = 21.
+    let mob = folder("[ai.pieces.knight]\nmobility_mg = 7\nmobility_eg = 7\n", None);
+    assert_eq!(evaluation(&mob, fen), evaluation(&plain, fen) + 21);
+    // Parsed by kind index, in White's square order (a1 first).
+    let c = AiConfig::from_variant(&load(&both)).unwrap();
+    let knight = load(&both).kinds.iter().position(|k| k.name == "knight").unwrap();
+    assert_eq!(c.pieces[knight].square_mg[6], 75);
+    assert_eq!(c.pieces[knight].square_eg.iter().sum::<i32>(), 75);
+}
+
+#[test]
+fn piece_table_problems_are_located() {
+    assert_eq!(
+        problems(
+            "[ai.pieces.knigth]\nmobility_mg = 2\n\n[ai.pieces.rook]\nsquare_mg = [1, 2, 3]\nmobilty_eg = 1\nsquare_eg = 4\n"
+        ),
+        [
+            "variant.toml:2:12: no kind `knigth` for `ai.pieces.knigth` (did you mean `knight`?); the kinds are king, queen, rook, bishop, knight, pawn",
+            "variant.toml:6:13: `ai.pieces.rook.square_mg` has 3 numbers; the board has 64 squares (8 files by 8 ranks), one number each, the top rank first",
+            "variant.toml:7:1: unknown key `ai.pieces.rook.mobilty_eg` (did you mean `mobility_eg`?); expected one of mobility_mg, mobility_eg, square_mg, square_eg",
+            "variant.toml:8:13: `ai.pieces.rook.square_eg` must be a list of 64 numbers (one per square), not the number 4",
+        ]
+    );
+    let mut t = vec!["0".to_string(); 64];
+    t[10] = "\"x\"".into();
+    assert_eq!(
+        problems(&format!("[ai.pieces.queen]\nsquare_eg = [{}]\n", t.join(","))),
+        [
+            "variant.toml:3:13: `ai.pieces.queen.square_eg`: entry 11 must be a whole number from -10000 to 10000, not the text \"x\""
+        ]
+    );
+}
+
 #[test]
 fn ai_problems_are_located_with_suggestions() {
     assert_eq!(
         problems("[ai]\nmobilty = 3\n"),
         [
-            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, levels"
+            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, levels, pieces"
         ]
     );
     assert_eq!(

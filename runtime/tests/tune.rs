@@ -103,3 +103,76 @@ fn the_default_parameters_leave_out_material_and_tempo() {
     assert!(!keys.contains(&"ai.material".to_string()));
     assert!(!keys.contains(&"ai.tempo".to_string()));
 }
+
+/// A variant folder extending standard with `toml` added.
+fn extended(toml: &str, n: u32) -> Arc<Variant> {
+    let dir = std::env::temp_dir().join(format!("varia-tune-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("variant.toml"), format!("extends = \"standard\"\n{toml}\n")).unwrap();
+    Variant::load(dir.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Positions from seeded random games (every ply from the 4th).
+fn random_positions(v: &Arc<Variant>, games: u64, plies: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for g in 0..games {
+        let mut rng = varia::rng::Rng::new(1000 + g);
+        let mut game = varia::Game::new(v.clone());
+        for ply in 0..plies {
+            let legal = game.legal_actions();
+            if legal.is_empty() || game.outcome().is_some() {
+                break;
+            }
+            if ply >= 4 {
+                out.push(game.fen());
+            }
+            game.apply(legal[rng.below(legal.len() as u64) as usize]).unwrap();
+        }
+    }
+    out
+}
+
+#[test]
+fn tables_are_learned_from_an_evaluation_that_has_them() {
+    use varia::search::AiConfig;
+    use varia::search::tune::{TableOptions, tune_tables};
+    // The truth: knights are worth 80 more on the four centre squares, in both tables
+    // (diagram order: d5 and e5 on the 4th row, d4 and e4 on the 5th).
+    let mut t = vec![0; 64];
+    for i in [3 * 8 + 3, 3 * 8 + 4, 4 * 8 + 3, 4 * 8 + 4] {
+        t[i] = 80;
+    }
+    let t = format!("[{}]", t.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
+    let truth = extended(&format!("[ai.pieces.knight]\nsquare_mg = {t}\nsquare_eg = {t}\n"), 1);
+    let plain = extended("", 2);
+    let samples: Vec<Sample> = random_positions(&plain, 40, 60)
+        .into_iter()
+        .map(|fen| {
+            let target = varia::Game::from_fen(truth.clone(), &fen).unwrap().evaluate().unwrap();
+            Sample { fen, target }
+        })
+        .collect();
+    let config = AiConfig::from_variant(&plain).unwrap();
+    assert!(config.pieces.is_empty());
+    let options = TableOptions { epochs: 1000, rate: 2.0, l2: 0.0 };
+    let mut epochs = Vec::new();
+    let tuned = tune_tables(&plain, &config, &samples, &options, &mut |e, _| epochs.push(e)).unwrap();
+    assert_eq!(epochs.first(), Some(&50));
+    assert_eq!(epochs.last(), Some(&1000));
+    assert!(tuned.samples > 100 && tuned.skipped > 0, "{} quiet, {} skipped", tuned.samples, tuned.skipped);
+    assert_eq!(tuned.samples + tuned.skipped, samples.len());
+    assert!(tuned.loss_after < tuned.loss_before / 4.0, "{} -> {}", tuned.loss_before, tuned.loss_after);
+    let knight = plain.kinds.iter().position(|k| k.name == "knight").unwrap();
+    let (mg, eg) = (&tuned.pieces[knight].square_mg, &tuned.pieces[knight].square_eg);
+    // d4 (index 27) in White's order: the positions are mostly middlegames by phase, so
+    // the middlegame table carries most of the 80 and the endgame one moves less.
+    let d4 = 3 * 8 + 3;
+    assert!(mg[d4] > 55 && eg[d4] > 10, "d4: mg {} eg {}", mg[d4], eg[d4]);
+    // a1 (index 0): a knight there gains nothing in the truth.
+    assert!(mg[0].abs() <= 15 && eg[0].abs() <= 15, "a1: mg {} eg {}", mg[0], eg[0]);
+    // Pawns never stand on the first rank: their tables there stay at 0.
+    let pawn = plain.kinds.iter().position(|k| k.name == "pawn").unwrap();
+    let p = &tuned.pieces[pawn];
+    assert!(p.square_mg.is_empty() || p.square_mg[..8].iter().all(|&x| x == 0));
+}

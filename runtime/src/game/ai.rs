@@ -42,7 +42,7 @@ impl Game {
                 other => AiError::GameOver(other.to_string()),
             })?;
         }
-        let evaluator = Evaluator::new(&self.variant, &config.weights);
+        let evaluator = Evaluator::new(&self.variant, &config.weights, &config.pieces);
         self.think_evaluated(&evaluator, level, think).ok_or(AiError::NoAction)
     }
 
@@ -80,7 +80,7 @@ impl Game {
     /// with the variant's `[ai]` weights (no search).
     pub fn evaluate(&self) -> Result<i32, AiError> {
         let config = AiConfig::from_variant(&self.variant).map_err(AiError::Config)?;
-        Ok(self.core.evaluate(&Evaluator::new(&self.variant, &config.weights)))
+        Ok(self.core.evaluate(&Evaluator::new(&self.variant, &config.weights, &config.pieces)))
     }
 
     /// The static exchange evaluation of the capture `action` for the side to move, in
@@ -91,7 +91,17 @@ impl Game {
     /// explosions).
     pub fn static_exchange(&self, action: crate::action::Action) -> Result<Option<i32>, AiError> {
         let config = AiConfig::from_variant(&self.variant).map_err(AiError::Config)?;
-        Ok(self.core.static_exchange(&Evaluator::new(&self.variant, &config.weights), action))
+        Ok(self.core.static_exchange(&Evaluator::new(&self.variant, &config.weights, &config.pieces), action))
+    }
+
+    /// The per-kind evaluation terms' features of the current position (for tuning them).
+    pub(crate) fn features_for_ai(&self, ev: &Evaluator) -> crate::search::eval::Features {
+        self.core.features(ev)
+    }
+
+    /// The static exchange value of `action` with an evaluator already built.
+    pub(crate) fn static_exchange_for_ai(&self, ev: &Evaluator, action: crate::action::Action) -> Option<i32> {
+        self.core.static_exchange(ev, action)
     }
 
     /// The static evaluation of a position of this game, for the slow back end.

@@ -69,6 +69,8 @@ pub(crate) trait Core: Send + Sync {
     fn search(&self, job: &mut crate::search::Job<'_>) -> Option<crate::search::SearchResult>;
     /// The static evaluation for the side to move, in centipawns.
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32;
+    /// The per-kind evaluation terms' features (for tuning them).
+    fn features(&self, ev: &crate::search::Evaluator) -> crate::search::eval::Features;
     /// The static exchange value of `a` as the fast back end's search sees it.
     fn static_exchange(&self, ev: &crate::search::Evaluator, a: crate::action::Action) -> Option<i32>;
     /// Queries for hooks (`game/hooked.rs`): whether a piece of `by` attacks `sq`.
@@ -210,6 +212,9 @@ impl<B: Bits> Core for CoreImpl<B> {
     }
     fn evaluate(&self, ev: &crate::search::Evaluator) -> i32 {
         ev.evaluate(&self.pos, self.v.tables())
+    }
+    fn features(&self, ev: &crate::search::Evaluator) -> crate::search::eval::Features {
+        ev.features(&self.pos, self.v.tables())
     }
     fn static_exchange(&self, ev: &crate::search::Evaluator, a: crate::action::Action) -> Option<i32> {
         crate::search::fast::static_exchange(&self.pos, &self.v, ev, a)

@@ -231,7 +231,7 @@ impl Playout {
         if self.evaluator.is_none() {
             let config =
                 crate::search::AiConfig::from_variant(&self.game.variant).map_err(crate::search::AiError::Config)?;
-            self.evaluator = Some(Evaluator::new(&self.game.variant, &config.weights));
+            self.evaluator = Some(Evaluator::new(&self.game.variant, &config.weights, &config.pieces));
         }
         let e = self.game.evaluate_for_ai(self.evaluator.as_ref().expect("set just above"));
         Ok(if self.game.to_move() == Side::White { e } else { -e })

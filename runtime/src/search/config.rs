@@ -19,6 +19,13 @@
 //! king_attack = 4       # per square of the enemy royal zone a piece reaches (middlegame)
 //! hand = 100            # percent of its value a piece in hand is worth (with a reserve)
 //!
+//! [ai.pieces.knight]    # per kind, learned from data (`varia tune --tables`); all optional
+//! mobility_mg = 2       # centipawns per square reached, added to `mobility`, middlegame
+//! mobility_eg = 4       # ... and endgame (blended by the game phase)
+//! square_mg = [...]     # centipawns per square, added to the placement terms: one number
+//! square_eg = [...]     # per square, as White sees a diagram (the top rank first, files
+//!                       # left to right); Black's pieces read it mirrored across the ranks
+//!
 //! [ai.levels.master]    # novice, veteran and master exist by default; any name may be added
 //! depth = 5             # plies of full-width search
 //! time_ms = 8000        # budget: deepening stops, and a deeper iteration is abandoned, past it
@@ -236,10 +243,40 @@ impl Level {
     }
 }
 
+/// One kind's evaluation terms from `[ai.pieces.<kind>]` (all zero by default): square
+/// tables and mobility weights for the middlegame and the endgame, which the evaluation
+/// blends by the game phase. Learned from data by `varia tune --tables`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PieceTerms {
+    /// Centipawns per square reached, added to [`Weights::mobility`].
+    pub mobility_mg: i32,
+    pub mobility_eg: i32,
+    /// Centipawns per square for White, by square index (a1 first; empty = none). Black
+    /// reads the square mirrored across the ranks.
+    pub square_mg: Vec<i32>,
+    pub square_eg: Vec<i32>,
+}
+
+impl PieceTerms {
+    /// Whether every term is zero (the kind's table can be left out of the file).
+    pub fn is_zero(&self) -> bool {
+        self.mobility_mg == 0
+            && self.mobility_eg == 0
+            && self.square_mg.iter().all(|&x| x == 0)
+            && self.square_eg.iter().all(|&x| x == 0)
+    }
+}
+
+/// The keys of `[ai.pieces.<kind>]`.
+pub const PIECE_KEYS: [&str; 4] = ["mobility_mg", "mobility_eg", "square_mg", "square_eg"];
+
 /// The computer player's settings for one variant: `[ai]` with defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AiConfig {
     pub weights: Weights,
+    /// Per kind (by index; shorter than the kinds when the last have none):
+    /// `[ai.pieces.<kind>]`.
+    pub pieces: Vec<PieceTerms>,
     /// Levels by name: novice, veteran, master, then the file's own, in file order.
     pub levels: Vec<(String, Level)>,
 }
@@ -273,7 +310,7 @@ pub fn default_levels() -> Vec<(String, Level)> {
 
 impl Default for AiConfig {
     fn default() -> Self {
-        AiConfig { weights: Weights::default(), levels: default_levels() }
+        AiConfig { weights: Weights::default(), pieces: Vec::new(), levels: default_levels() }
     }
 }
 
@@ -380,16 +417,20 @@ impl Cx<'_> {
                 self.levels(value, &mut c.levels);
                 continue;
             }
+            if key == "pieces" {
+                c.pieces = self.pieces(value);
+                continue;
+            }
             let slot = match c.weights.slot(key) {
                 Some(slot) => slot,
                 None => {
                     let other = key.as_str();
-                    let known = WEIGHT_KEYS.iter().chain(["levels"].iter()).copied();
+                    let known = WEIGHT_KEYS.iter().chain(["levels", "pieces"].iter()).copied();
                     self.problem(
                         &["ai", other],
                         true,
                         format!(
-                            "unknown key `ai.{other}`{}; expected one of {}, levels",
+                            "unknown key `ai.{other}`{}; expected one of {}, levels, pieces",
                             did_you_mean(other, known),
                             WEIGHT_KEYS.join(", ")
                         ),
@@ -402,6 +443,128 @@ impl Cx<'_> {
             }
         }
         c
+    }
+
+    /// `[ai.pieces.<kind>]`: per kind, square tables (one number per square, in diagram
+    /// order) and mobility weights.
+    fn pieces(&mut self, value: &toml::Value) -> Vec<PieceTerms> {
+        let v = self.v;
+        let mut out: Vec<PieceTerms> = Vec::new();
+        let toml::Value::Table(t) = value else {
+            self.problem(
+                &["ai", "pieces"],
+                false,
+                format!("`ai.pieces` must be a table of kinds ([ai.pieces.<kind>]), not {}", describe(value)),
+            );
+            return out;
+        };
+        let g = v.geometry;
+        let nsq = g.len();
+        for (name, spec) in t {
+            let path = ["ai", "pieces", name.as_str()];
+            let Some(k) = v.kinds.iter().position(|kind| &kind.name == name) else {
+                let names: Vec<&str> = v.kinds.iter().map(|k| k.name.as_str()).collect();
+                self.problem(
+                    &path,
+                    true,
+                    format!(
+                        "no kind `{name}` for `ai.pieces.{name}`{}; the kinds are {}",
+                        did_you_mean(name, names.iter().copied()),
+                        names.join(", ")
+                    ),
+                );
+                continue;
+            };
+            let toml::Value::Table(spec) = spec else {
+                self.problem(
+                    &path,
+                    false,
+                    format!("`ai.pieces.{name}` must be a table (square_mg, mobility_mg, …), not {}", describe(spec)),
+                );
+                continue;
+            };
+            let mut terms = PieceTerms::default();
+            for (key, value) in spec {
+                let p = ["ai", "pieces", name.as_str(), key.as_str()];
+                match key.as_str() {
+                    "mobility_mg" | "mobility_eg" => {
+                        if let Some(n) = self.int(&p, value, -10_000, 10_000) {
+                            *if key == "mobility_mg" { &mut terms.mobility_mg } else { &mut terms.mobility_eg } =
+                                n as i32;
+                        }
+                    }
+                    "square_mg" | "square_eg" => {
+                        let dotted = p.join(".");
+                        let toml::Value::Array(items) = value else {
+                            self.problem(
+                                &p,
+                                false,
+                                format!(
+                                    "`{dotted}` must be a list of {nsq} numbers (one per square), not {}",
+                                    describe(value)
+                                ),
+                            );
+                            continue;
+                        };
+                        if items.len() != nsq {
+                            self.problem(
+                                &p,
+                                false,
+                                format!(
+                                    "`{dotted}` has {} numbers; the board has {nsq} squares ({} files by {} ranks), one number each, the top rank first",
+                                    items.len(),
+                                    g.files,
+                                    g.ranks
+                                ),
+                            );
+                            continue;
+                        }
+                        let mut table = vec![0; nsq];
+                        let mut ok = true;
+                        for (j, item) in items.iter().enumerate() {
+                            match item {
+                                toml::Value::Integer(n) if (-10_000..=10_000).contains(n) => {
+                                    // Diagram order: the top rank first, files left to right.
+                                    let (file, rank) =
+                                        (j % g.files as usize, g.ranks as usize - 1 - j / g.files as usize);
+                                    table[rank * g.files as usize + file] = *n as i32;
+                                }
+                                other => {
+                                    self.problem(
+                                        &p,
+                                        false,
+                                        format!(
+                                            "`{dotted}`: entry {} must be a whole number from -10000 to 10000, not {}",
+                                            j + 1,
+                                            describe(other)
+                                        ),
+                                    );
+                                    ok = false;
+                                    break;
+                                }
+                            }
+                        }
+                        if ok {
+                            *if key == "square_mg" { &mut terms.square_mg } else { &mut terms.square_eg } = table;
+                        }
+                    }
+                    other => self.problem(
+                        &p,
+                        true,
+                        format!(
+                            "unknown key `ai.pieces.{name}.{other}`{}; expected one of {}",
+                            did_you_mean(other, PIECE_KEYS),
+                            PIECE_KEYS.join(", ")
+                        ),
+                    ),
+                }
+            }
+            if out.len() <= k {
+                out.resize(k + 1, PieceTerms::default());
+            }
+            out[k] = terms;
+        }
+        out
     }
 
     fn levels(&mut self, value: &toml::Value, levels: &mut Vec<(String, Level)>) {

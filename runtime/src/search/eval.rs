@@ -14,7 +14,9 @@
 //!   isolated `progress` pieces;
 //! - king attack: squares of the enemy royal zone that pieces reach (middlegame);
 //! - pieces in hand (with a reserve): their value (`hand`, percent);
-//! - a bonus for the side to move.
+//! - a bonus for the side to move;
+//! - per kind, from `[ai.pieces.<kind>]` (learned from data): a square table and a
+//!   mobility weight, middlegame and endgame, on top of the terms above.
 //!
 //! The tables are built once per search; evaluating a position reads only the square
 //! sets and mailbox of [`Position`].
@@ -26,7 +28,7 @@ use crate::piece::{MAX_KINDS, Side};
 use crate::position::Position;
 use crate::variant::{Mode, Shape, Variant};
 
-use super::config::Weights;
+use super::config::{PieceTerms, Weights};
 
 /// What a royal piece is worth when it can be captured (for move ordering only).
 pub(crate) const ROYAL_VALUE: i32 = 10_000;
@@ -45,6 +47,7 @@ fn worth(kind: &crate::variant::Kind) -> i32 {
 #[derive(Debug, Clone)]
 pub(crate) struct Evaluator {
     nsq: usize,
+    geometry: Geometry,
     /// `[(side * MAX_KINDS + kind) * nsq + sq]`: material plus placement, middlegame.
     mg: Vec<i32>,
     /// The same for the endgame.
@@ -55,6 +58,12 @@ pub(crate) struct Evaluator {
     phase_total: i64,
     /// Kinds whose mobility counts (bit per kind).
     mobile: u32,
+    /// Kinds whose mobility is counted in the evaluation (a weight for it is not 0).
+    counted: u32,
+    /// Per kind: centipawns per square reached on top of `mobility`, middlegame and
+    /// endgame (`[ai.pieces.<kind>]`).
+    mob_mg: [i32; MAX_KINDS],
+    mob_eg: [i32; MAX_KINDS],
     royal: u32,
     /// `progress` kinds (bit per kind), for the passed term.
     progress: u32,
@@ -92,6 +101,28 @@ pub(crate) struct Evaluator {
     insufficient_max: u32,
     same_colour: u32,
     light: Vec<bool>,
+}
+
+/// How many tuning parameters one kind has ([`Evaluator::features`]): its middlegame
+/// square table, its endgame one, then its middlegame and endgame mobility weights.
+pub fn piece_stride(nsq: usize) -> usize {
+    2 * nsq + 2
+}
+
+/// What the per-kind terms (`[ai.pieces]`) add to a position's score, for tuning:
+/// the score from White's side is the rest of the evaluation plus, for each term,
+/// `count × (weight[mg] × phase + weight[eg] × (256 − phase)) / 256`. Parameters are
+/// numbered per kind `k` from `k × piece_stride(nsq)`: the middlegame square table (by
+/// square as White sees it), the endgame one, then the mobility weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// The game phase, from 256 (all the starting material) to 0.
+    pub phase: i32,
+    /// Whether White is to move.
+    pub white: bool,
+    /// (middlegame parameter, endgame parameter, count from White's side): +1 or −1 for
+    /// a piece on a square, ± the squares reached for mobility.
+    pub terms: Vec<(u32, u32, i32)>,
 }
 
 /// The squares a kind of `side` reaches from `sq` on an empty board.
@@ -139,23 +170,40 @@ fn empty_reach(v: &Variant, kind: usize, side: Side, sq: Square) -> Vec<Square> 
     out
 }
 
+/// The square `sq` as `side` sees it, for the per-kind square tables: White's own index,
+/// Black's mirrored across the ranks.
+#[inline]
+fn relative(g: Geometry, side: Side, sq: Square) -> usize {
+    if side == Side::White {
+        sq.index()
+    } else {
+        (g.ranks as usize - 1 - g.rank(sq) as usize) * g.files as usize + g.file(sq) as usize
+    }
+}
+
 /// How far (in king steps) `sq` is from the nearest square of `zone`.
 fn zone_distance(g: Geometry, zone: &[Square], sq: Square) -> Option<u8> {
     zone.iter().map(|&z| g.distance(z, sq)).min()
 }
 
 impl Evaluator {
-    pub fn new(v: &Variant, w: &Weights) -> Evaluator {
+    /// The evaluation for `v` with the weights `w` and the per-kind terms `pieces` (by
+    /// kind index; missing kinds have none).
+    pub fn new(v: &Variant, w: &Weights, pieces: &[PieceTerms]) -> Evaluator {
         let g = v.geometry;
         let nsq = g.len();
         let nkinds = v.kinds.len().min(MAX_KINDS);
         let mut e = Evaluator {
             nsq,
+            geometry: g,
             mg: vec![0; 2 * MAX_KINDS * nsq],
             eg: vec![0; 2 * MAX_KINDS * nsq],
             phase_of: [0; MAX_KINDS],
             phase_total: 0,
             mobile: 0,
+            counted: 0,
+            mob_mg: std::array::from_fn(|k| pieces.get(k).map_or(0, |p| p.mobility_mg)),
+            mob_eg: std::array::from_fn(|k| pieces.get(k).map_or(0, |p| p.mobility_eg)),
             royal: 0,
             progress: 0,
             passed_mg: vec![0; 2 * MAX_KINDS * nsq],
@@ -281,7 +329,19 @@ impl Evaluator {
                     }
                     e.mg[i] = mg / 100;
                     e.eg[i] = eg / 100;
+                    if let Some(p) = pieces.get(k) {
+                        let r = relative(g, side, sq);
+                        e.mg[i] += p.square_mg.get(r).copied().unwrap_or(0);
+                        e.eg[i] += p.square_eg.get(r).copied().unwrap_or(0);
+                    }
                 }
+            }
+        }
+        for k in 0..nkinds {
+            if e.mobile & (1 << k) != 0
+                && (w.mobility != 0 || w.king_attack != 0 || e.mob_mg[k] != 0 || e.mob_eg[k] != 0)
+            {
+                e.counted |= 1 << k;
             }
         }
         // The phase's full scale: the material of the starting position.
@@ -313,6 +373,8 @@ impl Evaluator {
         let occ = pos.by_side[0] | pos.by_side[1];
         // Sums in 64 bits: a board full of valuable pieces must not overflow.
         let (mut mg, mut eg, mut mob, mut shelter) = (0i64, 0i64, 0i64, 0i64);
+        // Mobility by the kinds' own weights, middlegame and endgame.
+        let (mut mob_mg, mut mob_eg) = (0i64, 0i64);
         // Each side's royal zone (royal squares and those next to them), for king_attack.
         let mut zone = [B::EMPTY; 2];
         if self.king_attack != 0 {
@@ -338,7 +400,8 @@ impl Evaluator {
                     continue;
                 }
                 let base = (s * MAX_KINDS + k) * self.nsq;
-                let mobile = self.mobile & (1 << k) != 0 && (self.mobility != 0 || self.king_attack != 0);
+                let mobile = self.counted & (1 << k) != 0;
+                let (kmg, keg) = (self.mob_mg[k] as i64, self.mob_eg[k] as i64);
                 let royal = self.royal & (1 << k) != 0;
                 let enemy_zone = zone[1 - s];
                 for sq in pcs.iter() {
@@ -346,7 +409,10 @@ impl Evaluator {
                     eg += sign * self.eg[base + sq] as i64;
                     if mobile {
                         let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own);
-                        mob += sign * m.count() as i64;
+                        let n = sign * m.count() as i64;
+                        mob += n;
+                        mob_mg += n * kmg;
+                        mob_eg += n * keg;
                         attack += sign * (m & enemy_zone).count() as i64;
                     } else if royal && self.shelter != 0 {
                         shelter += sign * (t.adjacent[sq] & own).count() as i64;
@@ -362,7 +428,7 @@ impl Evaluator {
         let combat = if pos.combat.is_some() { self.combat(pos, t) } else { 0 };
         let structure = self.structure(pos) + self.in_hand(pos);
         let (phase, full) = (phase as i64, PHASE as i64);
-        let white = (mg * phase + eg * (full - phase)) / full
+        let white = ((mg + mob_mg) * phase + (eg + mob_eg) * (full - phase)) / full
             + mob * self.mobility as i64
             + (shelter * self.shelter as i64 + attack * self.king_attack as i64) * phase / full
             + combat
@@ -371,6 +437,35 @@ impl Evaluator {
         // Below the mate scores, so that no material count reads as a mate.
         let most = super::engine::MATE_BOUND as i64 - 1;
         score.clamp(-most, most) as i32
+    }
+
+    /// The per-kind terms' features of `pos`, for tuning them ([`Features`]).
+    pub fn features<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>) -> Features {
+        let nsq = self.nsq;
+        let stride = piece_stride(nsq);
+        let occ = pos.by_side[0] | pos.by_side[1];
+        let mut terms = Vec::new();
+        let g = self.geometry;
+        for side in Side::BOTH {
+            let s = side.index();
+            let sign = if side == Side::White { 1 } else { -1 };
+            let own = pos.by_side[s];
+            for k in 0..self.nkinds {
+                let base = (k * stride) as u32;
+                for sq in (pos.by_kind[k] & own).iter() {
+                    let r = relative(g, side, Square(sq as u8)) as u32;
+                    terms.push((base + r, base + nsq as u32 + r, sign));
+                    if self.mobile & (1 << k) != 0 {
+                        let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own).count() as i32;
+                        if m != 0 {
+                            let at = base + 2 * nsq as u32;
+                            terms.push((at, at + 1, sign * m));
+                        }
+                    }
+                }
+            }
+        }
+        Features { phase: self.phase(pos), white: pos.stm == Side::White, terms }
     }
 
     /// Whether `side` has a piece that is neither royal nor `progress` (one that counts

@@ -10,6 +10,11 @@
 //! `1 / (1 + 10^(−k·cp/400))`; the targets use k = 1, and the scores a scale `k` fitted
 //! once to the starting weights (the oracle's centipawns need not be the evaluation's).
 //!
+//! [`tune_tables`] learns the per-kind terms of `[ai.pieces]` (a square table and a
+//! mobility weight per kind, middlegame and endgame: hundreds of parameters) the same
+//! way, but by gradient descent: the evaluation is linear in them, so each quiet sample
+//! is reduced once to the rest of its score and its features ([`Features`]).
+//!
 //! Everything is deterministic: no clock, no noise, a fixed order of the parameters.
 
 use std::sync::Arc;
@@ -17,8 +22,9 @@ use std::sync::Arc;
 use crate::game::Game;
 use crate::variant::Variant;
 
-use super::config::WEIGHT_KEYS;
-use super::{Clock, Evaluator, HashTable, Level, Think, Weights};
+use super::config::{PieceTerms, WEIGHT_KEYS};
+use super::eval::{Features, piece_stride};
+use super::{AiConfig, Clock, Evaluator, HashTable, Level, Think, Weights};
 
 /// Scores count up to this much (a mate or a queen up is as good as won).
 const SCORE_CAP: i32 = 3000;
@@ -121,7 +127,9 @@ struct State {
 
 /// Scores every game with `weights`, for the side to move, capped at ±[`SCORE_CAP`].
 fn scores(variant: &Variant, games: &[Game], weights: &Weights, table: &mut HashTable) -> Vec<i32> {
-    let evaluator = Evaluator::new(variant, weights);
+    // The variant's own per-kind terms (`[ai.pieces]`) stay as they are.
+    let pieces = AiConfig::from_variant(variant).map(|c| c.pieces).unwrap_or_default();
+    let evaluator = Evaluator::new(variant, weights, &pieces);
     let level = scoring_level();
     games
         .iter()
@@ -304,4 +312,185 @@ pub fn tune(
         changes,
         evaluations,
     })
+}
+
+/// How [`tune_tables`] descends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableOptions {
+    /// Passes over the samples (each one step of the gradient).
+    pub epochs: usize,
+    /// The step (Adam's learning rate), in centipawns.
+    pub rate: f64,
+    /// Weight decay toward the starting tables (an L2 penalty per parameter, times the
+    /// squared change in centipawns): keeps squares the data rarely sees near where they were.
+    pub l2: f64,
+}
+
+impl Default for TableOptions {
+    fn default() -> Self {
+        TableOptions { epochs: 800, rate: 1.0, l2: 1e-7 }
+    }
+}
+
+/// What [`tune_tables`] gave.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TunedTables {
+    /// The per-kind terms after tuning, by kind index (every kind).
+    pub pieces: Vec<PieceTerms>,
+    /// The scale fitted to the starting evaluation.
+    pub k: f64,
+    /// The loss over the quiet samples before and after (the tables rounded to whole
+    /// centipawns, evaluated again).
+    pub loss_before: f64,
+    pub loss_after: f64,
+    /// The quiet samples tuned on, and those left out (over, in check, or with a capture
+    /// or promotion that wins material for the side to move).
+    pub samples: usize,
+    pub skipped: usize,
+}
+
+/// One quiet sample reduced to what the descent needs.
+struct Reduced {
+    /// The score for the side to move without the change to the tables.
+    base: f64,
+    /// The target's win probability.
+    target: f64,
+    features: Features,
+}
+
+/// Whether the side to move of `g` stands quiet: the game goes on, no check, and no
+/// capture or promotion wins material on the spot (by static exchange), so its static
+/// evaluation is what a search would say.
+fn quiet(g: &Game, ev: &Evaluator) -> bool {
+    if g.outcome().is_some() || g.in_check() {
+        return false;
+    }
+    let legal = g.legal_actions();
+    if legal.is_empty() {
+        return false;
+    }
+    legal.iter().all(|a| {
+        if a.promotion.is_some() && a.kind != crate::action::ActionKind::Drop {
+            return false;
+        }
+        if !g.is_capture(a) {
+            return true;
+        }
+        g.static_exchange_for_ai(ev, *a).is_some_and(|gain| gain <= 0)
+    })
+}
+
+/// The model's score for the side to move: `base` plus the change `delta` to the tables.
+fn model(r: &Reduced, delta: &[f64]) -> f64 {
+    let phase = r.features.phase as f64 / 256.0;
+    let mut s = 0.0;
+    for &(mg, eg, n) in &r.features.terms {
+        s += n as f64 * (delta[mg as usize] * phase + delta[eg as usize] * (1.0 - phase));
+    }
+    r.base + if r.features.white { s } else { -s }
+}
+
+/// Tunes the per-kind terms of `[ai.pieces]` (square tables and mobility weights, every
+/// kind) on the quiet ones of `samples`, from the tables in `config`, with the other
+/// weights held. Full-batch gradient descent (Adam) on the loss of [`loss`] at the scale
+/// fitted to the starting evaluation; `progress` hears of every 50th epoch and the last
+/// (its number and the loss).
+pub fn tune_tables(
+    variant: &Arc<Variant>,
+    config: &AiConfig,
+    samples: &[Sample],
+    options: &TableOptions,
+    progress: &mut dyn FnMut(usize, f64),
+) -> Result<TunedTables, String> {
+    let nsq = variant.geometry.len();
+    let nkinds = variant.kinds.len();
+    let stride = piece_stride(nsq);
+    let evaluator = Evaluator::new(variant, &config.weights, &config.pieces);
+    let all_count = samples.len();
+    let all = games_of(variant, samples)?;
+    let (games, samples): (Vec<Game>, Vec<&Sample>) =
+        all.into_iter().zip(samples).filter(|(g, _)| quiet(g, &evaluator)).unzip();
+    let mut reduced = Vec::new();
+    for (g, s) in games.iter().zip(&samples) {
+        let base = g.evaluate_for_ai(&evaluator).clamp(-SCORE_CAP, SCORE_CAP);
+        reduced.push(Reduced {
+            base: base as f64,
+            target: win_probability(s.target.clamp(-SCORE_CAP, SCORE_CAP) as f64, 1.0),
+            features: g.features_for_ai(&evaluator),
+        });
+    }
+    if reduced.is_empty() {
+        return Err("no quiet positions among the samples (none to tune on)".into());
+    }
+    let bases: Vec<i32> = reduced.iter().map(|r| r.base as i32).collect();
+    let targets: Vec<i32> = samples.iter().map(|s| s.target.clamp(-SCORE_CAP, SCORE_CAP)).collect();
+    let k = fit_scale(&bases, &targets);
+    let loss_of = |delta: &[f64]| -> f64 {
+        reduced
+            .iter()
+            .map(|r| {
+                let d = win_probability(model(r, delta), k) - r.target;
+                d * d
+            })
+            .sum::<f64>()
+            / reduced.len() as f64
+    };
+    let n = nkinds * stride;
+    let mut delta = vec![0.0f64; n];
+    let loss_before = loss_of(&delta);
+    // Adam.
+    let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8f64);
+    let (mut m, mut v) = (vec![0.0f64; n], vec![0.0f64; n]);
+    let mut grad = vec![0.0f64; n];
+    let slope = k * std::f64::consts::LN_10 / 400.0;
+    for epoch in 1..=options.epochs {
+        grad.iter_mut().for_each(|g| *g = 0.0);
+        let mut total = 0.0;
+        for r in &reduced {
+            let p = win_probability(model(r, &delta), k);
+            let d = p - r.target;
+            total += d * d;
+            let g = 2.0 * d * p * (1.0 - p) * slope * if r.features.white { 1.0 } else { -1.0 };
+            let phase = r.features.phase as f64 / 256.0;
+            for &(mg, eg, c) in &r.features.terms {
+                grad[mg as usize] += g * c as f64 * phase;
+                grad[eg as usize] += g * c as f64 * (1.0 - phase);
+            }
+        }
+        let count = reduced.len() as f64;
+        let (c1, c2) = (1.0 - b1.powi(epoch as i32), 1.0 - b2.powi(epoch as i32));
+        for i in 0..n {
+            let g = grad[i] / count + 2.0 * options.l2 * delta[i];
+            m[i] = b1 * m[i] + (1.0 - b1) * g;
+            v[i] = b2 * v[i] + (1.0 - b2) * g * g;
+            delta[i] -= options.rate * (m[i] / c1) / ((v[i] / c2).sqrt() + eps);
+        }
+        if epoch % 50 == 0 || epoch == options.epochs {
+            progress(epoch, total / count);
+        }
+    }
+    // The tuned tables, in whole centipawns.
+    let mut pieces: Vec<PieceTerms> = (0..nkinds).map(|k| config.pieces.get(k).cloned().unwrap_or_default()).collect();
+    for (k, p) in pieces.iter_mut().enumerate() {
+        let at = |i: usize| delta[k * stride + i].round() as i32;
+        for (table, offset) in [(&mut p.square_mg, 0), (&mut p.square_eg, nsq)] {
+            table.resize(nsq, 0);
+            for (sq, x) in table.iter_mut().enumerate() {
+                *x = (*x + at(offset + sq)).clamp(-10_000, 10_000);
+            }
+        }
+        p.mobility_mg = (p.mobility_mg + at(2 * nsq)).clamp(-10_000, 10_000);
+        p.mobility_eg = (p.mobility_eg + at(2 * nsq + 1)).clamp(-10_000, 10_000);
+        if p.square_mg.iter().all(|&x| x == 0) {
+            p.square_mg.clear();
+        }
+        if p.square_eg.iter().all(|&x| x == 0) {
+            p.square_eg.clear();
+        }
+    }
+    // The loss the rounded tables give, evaluated again.
+    let after = Evaluator::new(variant, &config.weights, &pieces);
+    let scores: Vec<i32> = games.iter().map(|g| g.evaluate_for_ai(&after).clamp(-SCORE_CAP, SCORE_CAP)).collect();
+    let loss_after = loss(&scores, &targets, k);
+    Ok(TunedTables { pieces, k, loss_before, loss_after, samples: reduced.len(), skipped: all_count - reduced.len() })
 }
