@@ -74,6 +74,10 @@ pub struct TuneArgs {
     /// With --tables: weight decay toward the starting tables.
     #[arg(long, default_value_t = 1e-7)]
     l2: f64,
+    /// With --tables: print the N positions the tuned evaluation misses most (FEN, its
+    /// score, the oracle's), as comments.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    worst: usize,
 }
 
 pub fn run(args: TuneArgs) -> Result<(), Fail> {
@@ -240,7 +244,7 @@ fn tables(v: &Arc<Variant>, config: &AiConfig, samples: &[Sample], args: &TuneAr
     if args.epochs == 0 || !(args.rate > 0.0 && args.rate.is_finite()) || !(args.l2 >= 0.0 && args.l2.is_finite()) {
         return Err(Fail("--epochs must be at least 1, --rate above 0 and --l2 at least 0".into()));
     }
-    let options = tune::TableOptions { epochs: args.epochs, rate: args.rate, l2: args.l2 };
+    let options = tune::TableOptions { epochs: args.epochs, rate: args.rate, l2: args.l2, worst: args.worst };
     let t = std::time::Instant::now();
     let tuned = tune::tune_tables(v, config, samples, &options, &mut |epoch, loss| {
         eprintln!("epoch {epoch}: loss {loss:.6} ({:.1} s)", t.elapsed().as_secs_f64())
@@ -258,6 +262,10 @@ fn tables(v: &Arc<Variant>, config: &AiConfig, samples: &[Sample], args: &TuneAr
         args.epochs,
         t.elapsed().as_secs_f64()
     );
+    for (fen, score, target) in &tuned.worst {
+        println!("# worst: {fen}  varia {score}, oracle {target}");
+    }
+    println!("\n[ai]\nthreat = {}\npawn_threat = {}", tuned.weights.threat, tuned.weights.pawn_threat);
     print!("{}", pieces_toml(v, &tuned.pieces));
     Ok(())
 }

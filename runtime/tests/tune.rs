@@ -98,7 +98,7 @@ fn a_kind_value_moves_toward_the_targets() {
 #[test]
 fn the_default_parameters_leave_out_material_and_tempo() {
     let keys: Vec<String> = Param::weights().iter().map(|p| p.key()).collect();
-    assert_eq!(keys.len(), 16);
+    assert_eq!(keys.len(), 18); // the 20 keys of [ai] but material and tempo
     assert!(keys.contains(&"ai.mobility".to_string()));
     assert!(!keys.contains(&"ai.material".to_string()));
     assert!(!keys.contains(&"ai.tempo".to_string()));
@@ -155,13 +155,18 @@ fn tables_are_learned_from_an_evaluation_that_has_them() {
         .collect();
     let config = AiConfig::from_variant(&plain).unwrap();
     assert!(config.pieces.is_empty());
-    let options = TableOptions { epochs: 1000, rate: 2.0, l2: 0.0 };
+    let options = TableOptions { epochs: 1000, rate: 2.0, l2: 0.0, worst: 3 };
     let mut epochs = Vec::new();
     let tuned = tune_tables(&plain, &config, &samples, &options, &mut |e, _| epochs.push(e)).unwrap();
     assert_eq!(epochs.first(), Some(&50));
     assert_eq!(epochs.last(), Some(&1000));
     assert!(tuned.samples > 100 && tuned.skipped > 0, "{} quiet, {} skipped", tuned.samples, tuned.skipped);
     assert_eq!(tuned.samples + tuned.skipped, samples.len());
+    // The worst fits come worst first.
+    assert_eq!(tuned.worst.len(), 3);
+    let miss =
+        |(_, s, t): &(String, i32, i32)| (win_probability(*s as f64, tuned.k) - win_probability(*t as f64, 1.0)).abs();
+    assert!(miss(&tuned.worst[0]) >= miss(&tuned.worst[1]) && miss(&tuned.worst[1]) >= miss(&tuned.worst[2]));
     assert!(tuned.loss_after < tuned.loss_before / 4.0, "{} -> {}", tuned.loss_before, tuned.loss_after);
     let knight = plain.kinds.iter().position(|k| k.name == "knight").unwrap();
     let (mg, eg) = (&tuned.pieces[knight].square_mg, &tuned.pieces[knight].square_eg);

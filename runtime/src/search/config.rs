@@ -18,6 +18,8 @@
 //! isolated = 10         # penalty per `progress` piece without own ones on the files beside
 //! king_attack = 4       # per square of the enemy royal zone a piece reaches (middlegame)
 //! hand = 100            # percent of its value a piece in hand is worth (with a reserve)
+//! threat = 0            # per enemy piece worth more than the non-`progress` piece attacking it
+//! pawn_threat = 0       # ... attacked by a `progress` piece (a pawn)
 //!
 //! [ai.pieces.knight]    # per kind, learned from data (`varia tune --tables`); all optional
 //! mobility_mg = 2       # centipawns per square reached, added to `mobility`, middlegame
@@ -114,6 +116,11 @@ pub struct Weights {
     /// Percent of each piece's `value` (times `material`) that a piece in hand is worth
     /// (with a two-sided `[reserve]`: crazyhouse, shogi).
     pub hand: i32,
+    /// Per enemy piece (not royal) that a non-royal, non-`progress` piece attacks and
+    /// that is worth more than it (a knight on a rook).
+    pub threat: i32,
+    /// The same for a `progress` piece (a pawn on a knight).
+    pub pawn_threat: i32,
 }
 
 impl Weights {
@@ -148,6 +155,8 @@ impl Weights {
             "isolated" => &mut self.isolated,
             "king_attack" => &mut self.king_attack,
             "hand" => &mut self.hand,
+            "threat" => &mut self.threat,
+            "pawn_threat" => &mut self.pawn_threat,
             _ => return None,
         })
     }
@@ -174,6 +183,8 @@ impl Default for Weights {
             isolated: 10,
             king_attack: 4,
             hand: 100,
+            threat: 0,
+            pawn_threat: 0,
         }
     }
 }
@@ -315,7 +326,7 @@ impl Default for AiConfig {
 }
 
 /// The names of the weights, as `[ai]` spells them (in [`Weights::get`]'s order).
-pub const WEIGHT_KEYS: [&str; 18] = [
+pub const WEIGHT_KEYS: [&str; 20] = [
     "material",
     "mobility",
     "centre",
@@ -334,6 +345,8 @@ pub const WEIGHT_KEYS: [&str; 18] = [
     "isolated",
     "king_attack",
     "hand",
+    "threat",
+    "pawn_threat",
 ];
 const LEVEL_KEYS: [&str; 13] = [
     "depth",

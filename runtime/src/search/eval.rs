@@ -13,6 +13,7 @@
 //!   (rooks, queens) on files without own `progress` pieces (`open_file`), doubled and
 //!   isolated `progress` pieces;
 //! - king attack: squares of the enemy royal zone that pieces reach (middlegame);
+//! - threats: enemy pieces attacked by a piece worth less (`threat`, `pawn_threat`);
 //! - pieces in hand (with a reserve): their value (`hand`, percent);
 //! - a bonus for the side to move;
 //! - per kind, from `[ai.pieces.<kind>]` (learned from data): a square table and a
@@ -92,6 +93,11 @@ pub(crate) struct Evaluator {
     doubled: i32,
     isolated: i32,
     king_attack: i32,
+    threat: i32,
+    pawn_threat: i32,
+    /// Per kind: the kinds (bit per kind) worth more than it and not royal: what its
+    /// threats count.
+    above: [u32; MAX_KINDS],
     /// Per kind: what one piece in hand is worth (0 for royal kinds).
     hand_value: [i32; MAX_KINDS],
     /// Per kind, for move ordering: its value, or [`ROYAL_VALUE`] for royal kinds.
@@ -105,6 +111,7 @@ pub(crate) struct Evaluator {
 
 /// How many tuning parameters one kind has ([`Evaluator::features`]): its middlegame
 /// square table, its endgame one, then its middlegame and endgame mobility weights.
+/// After the kinds' come two weights of `[ai]`: `threat`, then `pawn_threat`.
 pub fn piece_stride(nsq: usize) -> usize {
     2 * nsq + 2
 }
@@ -121,7 +128,8 @@ pub struct Features {
     /// Whether White is to move.
     pub white: bool,
     /// (middlegame parameter, endgame parameter, count from White's side): +1 or −1 for
-    /// a piece on a square, ± the squares reached for mobility.
+    /// a piece on a square, ± the squares reached for mobility, ± the pieces threatened
+    /// for the threat weights (whose two parameters are the same).
     pub terms: Vec<(u32, u32, i32)>,
 }
 
@@ -225,6 +233,9 @@ impl Evaluator {
             doubled: w.doubled,
             isolated: w.isolated,
             king_attack: w.king_attack,
+            threat: w.threat,
+            pawn_threat: w.pawn_threat,
+            above: [0; MAX_KINDS],
             hand_value: [0; MAX_KINDS],
             value: [0; MAX_KINDS],
             insufficient: v.draws.insufficient.clone(),
@@ -339,9 +350,14 @@ impl Evaluator {
         }
         for k in 0..nkinds {
             if e.mobile & (1 << k) != 0
-                && (w.mobility != 0 || w.king_attack != 0 || e.mob_mg[k] != 0 || e.mob_eg[k] != 0)
+                && (w.mobility != 0 || w.king_attack != 0 || w.threat != 0 || e.mob_mg[k] != 0 || e.mob_eg[k] != 0)
             {
                 e.counted |= 1 << k;
+            }
+            for j in 0..nkinds {
+                if e.royal & (1 << j) == 0 && e.value[j] > e.value[k] {
+                    e.above[k] |= 1 << j;
+                }
             }
         }
         // The phase's full scale: the material of the starting position.
@@ -390,6 +406,8 @@ impl Evaluator {
             }
         }
         let mut attack = 0i64;
+        let (mut threats, mut pawn_threats) = (0i64, 0i64);
+        let threatening = self.threat != 0 || self.pawn_threat != 0;
         for side in Side::BOTH {
             let s = side.index();
             let sign = if side == Side::White { 1 } else { -1 };
@@ -399,6 +417,7 @@ impl Evaluator {
                 if pcs.is_empty() {
                     continue;
                 }
+                let targets = if threatening { self.targets(pos, s, k) } else { B::EMPTY };
                 let base = (s * MAX_KINDS + k) * self.nsq;
                 let mobile = self.counted & (1 << k) != 0;
                 let (kmg, keg) = (self.mob_mg[k] as i64, self.mob_eg[k] as i64);
@@ -414,6 +433,10 @@ impl Evaluator {
                         mob_mg += n * kmg;
                         mob_eg += n * keg;
                         attack += sign * (m & enemy_zone).count() as i64;
+                        threats += sign * (m & targets).count() as i64;
+                    } else if self.pawn_threat != 0 && self.progress & (1 << k) != 0 && targets.any() {
+                        let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own);
+                        pawn_threats += sign * (m & targets).count() as i64;
                     } else if royal && self.shelter != 0 {
                         shelter += sign * (t.adjacent[sq] & own).count() as i64;
                     }
@@ -432,11 +455,27 @@ impl Evaluator {
             + mob * self.mobility as i64
             + (shelter * self.shelter as i64 + attack * self.king_attack as i64) * phase / full
             + combat
-            + structure;
+            + structure
+            + threats * self.threat as i64
+            + pawn_threats * self.pawn_threat as i64;
         let score = (if pos.stm == Side::White { white } else { -white }) + self.tempo as i64;
         // Below the mate scores, so that no material count reads as a mate.
         let most = super::engine::MATE_BOUND as i64 - 1;
         score.clamp(-most, most) as i32
+    }
+
+    /// The pieces of the side not `s` that a piece of kind `k` of side `s` threatens when
+    /// it attacks them: those worth more than it, royal ones aside.
+    #[inline]
+    fn targets<B: Bits>(&self, pos: &Position<B>, s: usize, k: usize) -> B {
+        let mut out = B::EMPTY;
+        let mut ks = self.above[k];
+        while ks != 0 {
+            let j = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            out |= pos.by_kind[j];
+        }
+        out & pos.by_side[1 - s]
     }
 
     /// The per-kind terms' features of `pos`, for tuning them ([`Features`]).
@@ -446,20 +485,30 @@ impl Evaluator {
         let occ = pos.by_side[0] | pos.by_side[1];
         let mut terms = Vec::new();
         let g = self.geometry;
+        // The weights' parameters follow the kinds' (untapered: both halves are one).
+        let (threat, pawn_threat) = ((self.nkinds * stride) as u32, (self.nkinds * stride) as u32 + 1);
         for side in Side::BOTH {
             let s = side.index();
             let sign = if side == Side::White { 1 } else { -1 };
             let own = pos.by_side[s];
             for k in 0..self.nkinds {
                 let base = (k * stride) as u32;
+                let targets = self.targets(pos, s, k);
                 for sq in (pos.by_kind[k] & own).iter() {
                     let r = relative(g, side, Square(sq as u8)) as u32;
                     terms.push((base + r, base + nsq as u32 + r, sign));
-                    if self.mobile & (1 << k) != 0 {
-                        let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own).count() as i32;
-                        if m != 0 {
+                    let mobile = self.mobile & (1 << k) != 0;
+                    if mobile || self.progress & (1 << k) != 0 {
+                        let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own);
+                        let n = m.count() as i32;
+                        if mobile && n != 0 {
                             let at = base + 2 * nsq as u32;
-                            terms.push((at, at + 1, sign * m));
+                            terms.push((at, at + 1, sign * n));
+                        }
+                        let hit = (m & targets).count() as i32;
+                        if hit != 0 {
+                            let at = if mobile { threat } else { pawn_threat };
+                            terms.push((at, at, sign * hit));
                         }
                     }
                 }

@@ -324,11 +324,13 @@ pub struct TableOptions {
     /// Weight decay toward the starting tables (an L2 penalty per parameter, times the
     /// squared change in centipawns): keeps squares the data rarely sees near where they were.
     pub l2: f64,
+    /// How many of the worst-fitted samples to report.
+    pub worst: usize,
 }
 
 impl Default for TableOptions {
     fn default() -> Self {
-        TableOptions { epochs: 800, rate: 1.0, l2: 1e-7 }
+        TableOptions { epochs: 800, rate: 1.0, l2: 1e-7, worst: 0 }
     }
 }
 
@@ -337,6 +339,8 @@ impl Default for TableOptions {
 pub struct TunedTables {
     /// The per-kind terms after tuning, by kind index (every kind).
     pub pieces: Vec<PieceTerms>,
+    /// The weights with `threat` and `pawn_threat` tuned too.
+    pub weights: Weights,
     /// The scale fitted to the starting evaluation.
     pub k: f64,
     /// The loss over the quiet samples before and after (the tables rounded to whole
@@ -347,6 +351,9 @@ pub struct TunedTables {
     /// or promotion that wins material for the side to move).
     pub samples: usize,
     pub skipped: usize,
+    /// The quiet samples the tuned evaluation misses most, worst first: the FEN, its
+    /// score after tuning and the target (at most [`TableOptions::worst`]).
+    pub worst: Vec<(String, i32, i32)>,
 }
 
 /// One quiet sample reduced to what the descent needs.
@@ -391,8 +398,8 @@ fn model(r: &Reduced, delta: &[f64]) -> f64 {
 }
 
 /// Tunes the per-kind terms of `[ai.pieces]` (square tables and mobility weights, every
-/// kind) on the quiet ones of `samples`, from the tables in `config`, with the other
-/// weights held. Full-batch gradient descent (Adam) on the loss of [`loss`] at the scale
+/// kind) and the `threat` and `pawn_threat` weights on the quiet ones of `samples`, from
+/// those in `config`, with the other weights held. Full-batch gradient descent (Adam) on the loss of [`loss`] at the scale
 /// fitted to the starting evaluation; `progress` hears of every 50th epoch and the last
 /// (its number and the loss).
 pub fn tune_tables(
@@ -435,7 +442,7 @@ pub fn tune_tables(
             .sum::<f64>()
             / reduced.len() as f64
     };
-    let n = nkinds * stride;
+    let n = nkinds * stride + 2;
     let mut delta = vec![0.0f64; n];
     let loss_before = loss_of(&delta);
     // Adam.
@@ -488,9 +495,27 @@ pub fn tune_tables(
             p.square_eg.clear();
         }
     }
+    let mut weights = config.weights;
+    for (j, key) in ["threat", "pawn_threat"].into_iter().enumerate() {
+        let x = weights.get(key).unwrap_or(0) + delta[nkinds * stride + j].round() as i32;
+        weights.set(key, x.clamp(-10_000, 10_000));
+    }
     // The loss the rounded tables give, evaluated again.
-    let after = Evaluator::new(variant, &config.weights, &pieces);
+    let after = Evaluator::new(variant, &weights, &pieces);
     let scores: Vec<i32> = games.iter().map(|g| g.evaluate_for_ai(&after).clamp(-SCORE_CAP, SCORE_CAP)).collect();
     let loss_after = loss(&scores, &targets, k);
-    Ok(TunedTables { pieces, k, loss_before, loss_after, samples: reduced.len(), skipped: all_count - reduced.len() })
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    let miss = |i: usize| (win_probability(scores[i] as f64, k) - win_probability(targets[i] as f64, 1.0)).abs();
+    order.sort_by(|&a, &b| miss(b).total_cmp(&miss(a)).then(a.cmp(&b)));
+    let worst = order.iter().take(options.worst).map(|&i| (samples[i].fen.clone(), scores[i], targets[i])).collect();
+    Ok(TunedTables {
+        pieces,
+        weights,
+        k,
+        loss_before,
+        loss_after,
+        samples: reduced.len(),
+        skipped: all_count - reduced.len(),
+        worst,
+    })
 }
