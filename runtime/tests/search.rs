@@ -406,7 +406,7 @@ fn ai_problems_are_located_with_suggestions() {
     assert_eq!(
         problems("[ai]\nmobilty = 3\n"),
         [
-            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, threat, pawn_threat, levels, pieces"
+            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, threat, pawn_threat, king_danger, levels, pieces"
         ]
     );
     assert_eq!(
@@ -758,6 +758,41 @@ fn pieces_near_the_enemy_king_count_in_the_middlegame() {
     assert_eq!(term("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "king_attack"), 0);
     // The weight scales it: 10 per square.
     assert_eq!(eval_with(fen, "king_attack", 10) - eval_with(fen, "king_attack", 0), 10);
+}
+
+#[test]
+fn threats_count_pieces_attacked_by_cheaper_ones() {
+    // The knight on e3 attacks the rook on d5 (320 against 500): one threat for white;
+    // the rook reaches nothing of white's.
+    let fen = "4k3/8/8/3r4/8/4N3/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(fen, "threat", 30) - eval_with(fen, "threat", 0), 30);
+    // For black to move, the same threat counts against it.
+    let black = "4k3/8/8/3r4/8/4N3/8/4K3 b - - 0 1";
+    assert_eq!(eval_with(black, "threat", 30) - eval_with(black, "threat", 0), -30);
+    // A rook on a knight is no threat (the rook is worth more); pawn_threat is not threat.
+    let rook = "4k3/8/8/3n4/8/8/8/3RK3 w - - 0 1";
+    assert_eq!(eval_with(rook, "threat", 30) - eval_with(rook, "threat", 0), 0);
+    // The pawn on e4 attacks the knight on d5: pawn_threat, not threat.
+    let pawn = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(pawn, "pawn_threat", 40) - eval_with(pawn, "pawn_threat", 0), 40);
+    assert_eq!(eval_with(pawn, "threat", 40) - eval_with(pawn, "threat", 0), 0);
+}
+
+#[test]
+fn king_danger_grows_with_the_square_of_the_attack() {
+    // Black's rook on a2 reaches f2, in the zone of white's king on g1 (1 unit), is one
+    // attacker (2 units), and reaches a1, from which it would check g1 along the empty
+    // first rank and which white does not attack: a safe check (4 units). 7 units: 49 ×
+    // king_danger / 64 = 490 at 640, in the middlegame share. The phase: the rook's 500 of
+    // the start's 6400 → 256 · 500 / 6400 = 20. The middlegame king terms together: shelter
+    // (f2, g2, h2: 3 × 10 = 30), king_attack (−1 × 4 = −4), danger −490: (30 − 4 − 490) ×
+    // 20 / 256 = −36.25 → −36, against 26 × 20 / 256 = 2.03 → 2 without it: −38.
+    let fen = "4k3/8/8/8/8/8/r4PPP/6K1 w - - 0 1";
+    assert_eq!(eval_with(fen, "king_danger", 640) - eval_with(fen, "king_danger", 0), -38);
+    // With the rook on a3 it still reaches a1 (a safe check) but no square of the
+    // zone: without an attacker there is no danger.
+    let far = "4k3/8/8/8/8/r7/5PPP/6K1 w - - 0 1";
+    assert_eq!(eval_with(far, "king_danger", 640) - eval_with(far, "king_danger", 0), 0);
 }
 
 /// Master's pruning switched off: the search of the previous master (reductions and

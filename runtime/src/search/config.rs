@@ -20,6 +20,8 @@
 //! hand = 100            # percent of its value a piece in hand is worth (with a reserve)
 //! threat = 0            # per enemy piece worth more than the non-`progress` piece attacking it
 //! pawn_threat = 0       # ... attacked by a `progress` piece (a pawn)
+//! king_danger = 0       # an attack on a royal piece: units² × this / 64 (middlegame), where
+//!                       # units = zone squares reached + 2 per attacker + 4 per safe check
 //!
 //! [ai.pieces.knight]    # per kind, learned from data (`varia tune --tables`); all optional
 //! mobility_mg = 2       # centipawns per square reached, added to `mobility`, middlegame
@@ -121,6 +123,12 @@ pub struct Weights {
     pub threat: i32,
     /// The same for a `progress` piece (a pawn on a knight).
     pub pawn_threat: i32,
+    /// An attack on a royal piece, growing with its square: with `units` = the squares
+    /// of its zone that enemy non-royal, non-`progress` pieces reach, plus 2 per such
+    /// piece reaching it, plus 4 per safe check (a square an attacker reaches from which
+    /// it would attack the royal piece, and that the defender does not attack), the
+    /// defender loses `units² × king_danger / 64` in the middlegame (scaled by the phase).
+    pub king_danger: i32,
 }
 
 impl Weights {
@@ -157,6 +165,7 @@ impl Weights {
             "hand" => &mut self.hand,
             "threat" => &mut self.threat,
             "pawn_threat" => &mut self.pawn_threat,
+            "king_danger" => &mut self.king_danger,
             _ => return None,
         })
     }
@@ -185,6 +194,7 @@ impl Default for Weights {
             hand: 100,
             threat: 0,
             pawn_threat: 0,
+            king_danger: 0,
         }
     }
 }
@@ -326,7 +336,7 @@ impl Default for AiConfig {
 }
 
 /// The names of the weights, as `[ai]` spells them (in [`Weights::get`]'s order).
-pub const WEIGHT_KEYS: [&str; 20] = [
+pub const WEIGHT_KEYS: [&str; 21] = [
     "material",
     "mobility",
     "centre",
@@ -347,6 +357,7 @@ pub const WEIGHT_KEYS: [&str; 20] = [
     "hand",
     "threat",
     "pawn_threat",
+    "king_danger",
 ];
 const LEVEL_KEYS: [&str; 13] = [
     "depth",

@@ -12,7 +12,10 @@
 //! - structure: colour-bound pieces (bishops) on both colours (`pair`), file sliders
 //!   (rooks, queens) on files without own `progress` pieces (`open_file`), doubled and
 //!   isolated `progress` pieces;
-//! - king attack: squares of the enemy royal zone that pieces reach (middlegame);
+//! - king attack: squares of the enemy royal zone that pieces reach (middlegame), and
+//!   king danger, which grows with the square of the attack: zone squares reached,
+//!   attackers, and safe checks (squares an attacker reaches, from which it would attack
+//!   the royal piece, that the defender does not attack);
 //! - threats: enemy pieces attacked by a piece worth less (`threat`, `pawn_threat`);
 //! - pieces in hand (with a reserve): their value (`hand`, percent);
 //! - a bonus for the side to move;
@@ -95,6 +98,7 @@ pub(crate) struct Evaluator {
     king_attack: i32,
     threat: i32,
     pawn_threat: i32,
+    king_danger: i32,
     /// Per kind: the kinds (bit per kind) worth more than it and not royal: what its
     /// threats count.
     above: [u32; MAX_KINDS],
@@ -235,6 +239,7 @@ impl Evaluator {
             king_attack: w.king_attack,
             threat: w.threat,
             pawn_threat: w.pawn_threat,
+            king_danger: w.king_danger,
             above: [0; MAX_KINDS],
             hand_value: [0; MAX_KINDS],
             value: [0; MAX_KINDS],
@@ -393,7 +398,7 @@ impl Evaluator {
         let (mut mob_mg, mut mob_eg) = (0i64, 0i64);
         // Each side's royal zone (royal squares and those next to them), for king_attack.
         let mut zone = [B::EMPTY; 2];
-        if self.king_attack != 0 {
+        if self.king_attack != 0 || self.king_danger != 0 {
             for (s, z) in zone.iter_mut().enumerate() {
                 let mut ks = self.royal;
                 while ks != 0 {
@@ -406,6 +411,11 @@ impl Evaluator {
             }
         }
         let mut attack = 0i64;
+        // Per side attacked: the zone squares its enemies reach (summed) and how many
+        // enemy pieces reach it.
+        let mut danger = [(0i64, 0i64); 2];
+        // Per side and kind: the squares its pieces reach (for safe checks).
+        let mut reach = [[B::EMPTY; MAX_KINDS]; 2];
         let (mut threats, mut pawn_threats) = (0i64, 0i64);
         let threatening = self.threat != 0 || self.pawn_threat != 0;
         for side in Side::BOTH {
@@ -419,7 +429,7 @@ impl Evaluator {
                 }
                 let targets = if threatening { self.targets(pos, s, k) } else { B::EMPTY };
                 let base = (s * MAX_KINDS + k) * self.nsq;
-                let mobile = self.counted & (1 << k) != 0;
+                let mobile = self.counted & (1 << k) != 0 || (self.king_danger != 0 && self.mobile & (1 << k) != 0);
                 let (kmg, keg) = (self.mob_mg[k] as i64, self.mob_eg[k] as i64);
                 let royal = self.royal & (1 << k) != 0;
                 let enemy_zone = zone[1 - s];
@@ -432,7 +442,15 @@ impl Evaluator {
                         mob += n;
                         mob_mg += n * kmg;
                         mob_eg += n * keg;
-                        attack += sign * (m & enemy_zone).count() as i64;
+                        if self.king_danger != 0 {
+                            reach[s][k] |= m;
+                        }
+                        let hits = (m & enemy_zone).count() as i64;
+                        attack += sign * hits;
+                        if hits > 0 {
+                            danger[1 - s].0 += hits;
+                            danger[1 - s].1 += 1;
+                        }
                         threats += sign * (m & targets).count() as i64;
                     } else if self.pawn_threat != 0 && self.progress & (1 << k) != 0 && targets.any() {
                         let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own);
@@ -451,9 +469,45 @@ impl Evaluator {
         let combat = if pos.combat.is_some() { self.combat(pos, t) } else { 0 };
         let structure = self.structure(pos) + self.in_hand(pos);
         let (phase, full) = (phase as i64, PHASE as i64);
+        let mut dangers = 0i64;
+        if self.king_danger != 0 {
+            for (d, &(hits, n)) in danger.iter().enumerate() {
+                // The attackers' safe checks: squares they reach from which they would
+                // attack a royal piece of `d`, that `d` does not attack.
+                let a = 1 - d;
+                let mut checks = 0i64;
+                let mut ks = self.royal;
+                while ks != 0 {
+                    let rk = ks.trailing_zeros() as usize;
+                    ks &= ks - 1;
+                    for ksq in (pos.by_kind[rk] & pos.by_side[d]).iter() {
+                        let mut kinds = self.mobile;
+                        while kinds != 0 {
+                            let k = kinds.trailing_zeros() as usize;
+                            kinds &= kinds - 1;
+                            if reach[a][k].is_empty() {
+                                continue;
+                            }
+                            let from = mobility(t, &t.kinds[d][k].atoms, ksq, occ, B::EMPTY) & reach[a][k];
+                            for x in from.iter() {
+                                if !pos.attacked(t, x, Side::BOTH[d], occ) {
+                                    checks += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+                // The attack's units: a zone square reached 1, an attacker 2, a safe check 4.
+                let units = hits + 2 * n + 4 * checks;
+                if n >= 1 {
+                    let sign = if d == 0 { -1 } else { 1 };
+                    dangers += sign * units * units * self.king_danger as i64 / 64;
+                }
+            }
+        }
         let white = ((mg + mob_mg) * phase + (eg + mob_eg) * (full - phase)) / full
             + mob * self.mobility as i64
-            + (shelter * self.shelter as i64 + attack * self.king_attack as i64) * phase / full
+            + (shelter * self.shelter as i64 + attack * self.king_attack as i64 + dangers) * phase / full
             + combat
             + structure
             + threats * self.threat as i64
