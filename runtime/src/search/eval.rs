@@ -422,6 +422,7 @@ impl Evaluator {
             let s = side.index();
             let sign = if side == Side::White { 1 } else { -1 };
             let own = pos.by_side[s];
+            #[allow(clippy::needless_range_loop)] // `reach` and the tables are indexed by kind
             for k in 0..self.nkinds {
                 let pcs = pos.by_kind[k] & own;
                 if pcs.is_empty() {
