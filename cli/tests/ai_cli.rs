@@ -154,3 +154,45 @@ fn tune_reads_scored_positions_and_prints_the_table() {
     assert!(stderr(&o).contains("no weight `mobilty`"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn tune_tables_prints_square_tables_for_the_variant_file() {
+    let dir = std::env::temp_dir().join(format!("varia-tune-tables-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data.tsv");
+    // Quiet positions: the start, a knight on f3 (good for white), a king walk.
+    std::fs::write(
+        &data,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\t20\n\
+         rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\t-40\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPKPPP/RNBQ1BNR b kq - 1 1\t150\n\
+         4k3/8/8/8/8/8/8/4K2R w - - 0 1\t900\n",
+    )
+    .unwrap();
+    let d = data.to_str().unwrap();
+    let args = ["tune", "standard", "--data", d, "--tables", "--epochs", "20", "--worst", "2"];
+    let o = varia(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("# varia tune standard --tables: 4 quiet positions of 4"), "{out}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("# worst: ")).count(), 2, "{out}");
+    assert!(out.contains("\n[ai]\nthreat = "), "{out}");
+    // A table a rank a line: 8 lines of 8 numbers between `square_mg = [` and `]`.
+    let rows: Vec<&str> = out.lines().skip_while(|l| *l != "square_mg = [").skip(1).take_while(|l| *l != "]").collect();
+    assert_eq!(rows.len(), 8, "{out}");
+    assert!(rows.iter().all(|r| r.split(',').filter(|x| !x.trim().is_empty()).count() == 8), "{out}");
+    // Printed tables load back: written into a variant extending standard, it checks.
+    let variant = dir.join("tuned");
+    std::fs::create_dir_all(&variant).unwrap();
+    let body: String = out.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+    std::fs::write(variant.join("variant.toml"), format!("extends = \"standard\"\n{body}")).unwrap();
+    let o = varia(&["check", variant.to_str().unwrap()]);
+    assert_eq!(stdout(&o).trim(), "ok", "{}{}", stdout(&o), stderr(&o));
+    // Deterministic.
+    assert_eq!(stdout(&varia(&args)), out);
+    // Flags are checked.
+    let o = varia(&["tune", "standard", "--data", d, "--tables", "--epochs", "0"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--epochs must be at least 1"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
