@@ -414,8 +414,9 @@ impl Evaluator {
         // Per side attacked: the zone squares its enemies reach (summed) and how many
         // enemy pieces reach it.
         let mut danger = [(0i64, 0i64); 2];
-        // Per side and kind: the squares its pieces reach (for safe checks).
-        let mut reach = [[B::EMPTY; MAX_KINDS]; 2];
+        // Per side and kind: the squares its pieces reach (for safe checks; only with
+        // king_danger, so that the evaluation without it does not clear the array).
+        let mut reach = if self.king_danger != 0 { Some([[B::EMPTY; MAX_KINDS]; 2]) } else { None };
         let (mut threats, mut pawn_threats) = (0i64, 0i64);
         let threatening = self.threat != 0 || self.pawn_threat != 0;
         for side in Side::BOTH {
@@ -443,8 +444,8 @@ impl Evaluator {
                         mob += n;
                         mob_mg += n * kmg;
                         mob_eg += n * keg;
-                        if self.king_danger != 0 {
-                            reach[s][k] |= m;
+                        if let Some(r) = reach.as_mut() {
+                            r[s][k] |= m;
                         }
                         let hits = (m & enemy_zone).count() as i64;
                         attack += sign * hits;
@@ -471,7 +472,7 @@ impl Evaluator {
         let structure = self.structure(pos) + self.in_hand(pos);
         let (phase, full) = (phase as i64, PHASE as i64);
         let mut dangers = 0i64;
-        if self.king_danger != 0 {
+        if let Some(reach) = &reach {
             for (d, &(hits, n)) in danger.iter().enumerate() {
                 // The attackers' safe checks: squares they reach from which they would
                 // attack a royal piece of `d`, that `d` does not attack.
