@@ -62,7 +62,8 @@ pub(crate) struct Evaluator {
     phase_total: i64,
     /// Kinds whose mobility counts (bit per kind).
     mobile: u32,
-    /// Kinds whose mobility is counted in the evaluation (a weight for it is not 0).
+    /// Kinds whose mobility is counted in the evaluation (a weight that reads it —
+    /// mobility, king_attack, threat, king_danger, their own — is not 0).
     counted: u32,
     /// Per kind: centipawns per square reached on top of `mobility`, middlegame and
     /// endgame (`[ai.pieces.<kind>]`).
@@ -355,7 +356,12 @@ impl Evaluator {
         }
         for k in 0..nkinds {
             if e.mobile & (1 << k) != 0
-                && (w.mobility != 0 || w.king_attack != 0 || w.threat != 0 || e.mob_mg[k] != 0 || e.mob_eg[k] != 0)
+                && (w.mobility != 0
+                    || w.king_attack != 0
+                    || w.threat != 0
+                    || w.king_danger != 0
+                    || e.mob_mg[k] != 0
+                    || e.mob_eg[k] != 0)
             {
                 e.counted |= 1 << k;
             }
@@ -431,7 +437,7 @@ impl Evaluator {
                 }
                 let targets = if threatening { self.targets(pos, s, k) } else { B::EMPTY };
                 let base = (s * MAX_KINDS + k) * self.nsq;
-                let mobile = self.counted & (1 << k) != 0 || (self.king_danger != 0 && self.mobile & (1 << k) != 0);
+                let mobile = self.counted & (1 << k) != 0;
                 let (kmg, keg) = (self.mob_mg[k] as i64, self.mob_eg[k] as i64);
                 let royal = self.royal & (1 << k) != 0;
                 let enemy_zone = zone[1 - s];
@@ -444,16 +450,18 @@ impl Evaluator {
                         mob += n;
                         mob_mg += n * kmg;
                         mob_eg += n * keg;
-                        if let Some(r) = reach.as_mut() {
-                            r[s][k] |= m;
-                        }
                         let hits = (m & enemy_zone).count() as i64;
                         attack += sign * hits;
-                        if hits > 0 {
-                            danger[1 - s].0 += hits;
-                            danger[1 - s].1 += 1;
+                        if let Some(r) = reach.as_mut() {
+                            r[s][k] |= m;
+                            if hits > 0 {
+                                danger[1 - s].0 += hits;
+                                danger[1 - s].1 += 1;
+                            }
                         }
-                        threats += sign * (m & targets).count() as i64;
+                        if threatening {
+                            threats += sign * (m & targets).count() as i64;
+                        }
                     } else if self.pawn_threat != 0 && self.progress & (1 << k) != 0 && targets.any() {
                         let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own);
                         pawn_threats += sign * (m & targets).count() as i64;
