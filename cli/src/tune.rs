@@ -274,7 +274,6 @@ fn tables(v: &Arc<Variant>, config: &AiConfig, samples: &[Sample], args: &TuneAr
 /// order (the top rank first), a rank a line.
 fn pieces_toml(v: &Variant, pieces: &[varia::search::config::PieceTerms]) -> String {
     let g = v.geometry;
-    let (files, ranks) = (g.files as usize, g.ranks as usize);
     let mut out = String::new();
     for (kind, p) in v.kinds.iter().zip(pieces) {
         if p.is_zero() {
@@ -289,8 +288,10 @@ fn pieces_toml(v: &Variant, pieces: &[varia::search::config::PieceTerms]) -> Str
                 continue;
             }
             out.push_str(&format!("{key} = [\n"));
-            for rank in (0..ranks).rev() {
-                let row: Vec<String> = (0..files).map(|f| format!("{:4}", table[rank * files + f])).collect();
+            // Diagram order (the top rank first): entry j is square j mirrored, as the
+            // loader reads it.
+            let cells: Vec<String> = g.squares().map(|sq| format!("{:4}", table[g.mirror(sq).index()])).collect();
+            for row in cells.chunks(g.files as usize) {
                 out.push_str(&format!("  {},\n", row.join(",")));
             }
             out.push_str("]\n");

@@ -548,10 +548,9 @@ impl Cx<'_> {
                         for (j, item) in items.iter().enumerate() {
                             match item {
                                 toml::Value::Integer(n) if (-10_000..=10_000).contains(n) => {
-                                    // Diagram order: the top rank first, files left to right.
-                                    let (file, rank) =
-                                        (j % g.files as usize, g.ranks as usize - 1 - j / g.files as usize);
-                                    table[rank * g.files as usize + file] = *n as i32;
+                                    // Diagram order (the top rank first, files left to right):
+                                    // the j-th entry is square j mirrored across the ranks.
+                                    table[g.mirror(crate::geometry::Square(j as u8)).index()] = *n as i32;
                                 }
                                 other => {
                                     self.problem(

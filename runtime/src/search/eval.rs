@@ -187,11 +187,7 @@ fn empty_reach(v: &Variant, kind: usize, side: Side, sq: Square) -> Vec<Square> 
 /// Black's mirrored across the ranks.
 #[inline]
 fn relative(g: Geometry, side: Side, sq: Square) -> usize {
-    if side == Side::White {
-        sq.index()
-    } else {
-        (g.ranks as usize - 1 - g.rank(sq) as usize) * g.files as usize + g.file(sq) as usize
-    }
+    if side == Side::White { sq.index() } else { g.mirror(sq).index() }
 }
 
 /// How far (in king steps) `sq` is from the nearest square of `zone`.

@@ -399,8 +399,8 @@ fn model(r: &Reduced, delta: &[f64]) -> f64 {
 
 /// Tunes the per-kind terms of `[ai.pieces]` (square tables and mobility weights, every
 /// kind) and the `threat` and `pawn_threat` weights on the quiet ones of `samples`, from
-/// those in `config`, with the other weights held. Full-batch gradient descent (Adam) on the loss of [`loss`] at the scale
-/// fitted to the starting evaluation; `progress` hears of every 50th epoch and the last
+/// those in `config`, with the other weights held. Full-batch gradient descent (Adam) on the loss of
+/// [`loss`] at the scale fitted to the starting evaluation; `progress` hears of every 50th epoch and the last
 /// (its number and the loss).
 pub fn tune_tables(
     variant: &Arc<Variant>,
@@ -432,19 +432,10 @@ pub fn tune_tables(
     let bases: Vec<i32> = reduced.iter().map(|r| r.base as i32).collect();
     let targets: Vec<i32> = samples.iter().map(|s| s.target.clamp(-SCORE_CAP, SCORE_CAP)).collect();
     let k = fit_scale(&bases, &targets);
-    let loss_of = |delta: &[f64]| -> f64 {
-        reduced
-            .iter()
-            .map(|r| {
-                let d = win_probability(model(r, delta), k) - r.target;
-                d * d
-            })
-            .sum::<f64>()
-            / reduced.len() as f64
-    };
+    // Before any change the model's scores are the bases.
+    let loss_before = loss(&bases, &targets, k);
     let n = nkinds * stride + 2;
     let mut delta = vec![0.0f64; n];
-    let loss_before = loss_of(&delta);
     // Adam.
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8f64);
     let (mut m, mut v) = (vec![0.0f64; n], vec![0.0f64; n]);
