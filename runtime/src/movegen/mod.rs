@@ -352,7 +352,29 @@ fn blast_legal<B: Bits>(before: &Position<B>, after: &Position<B>, t: &Tables<B>
 /// Appends every legal action of the side to move to `out`.
 #[inline]
 pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out: &mut Vec<Action>) {
-    generate::<B, false>(pos, t, check, out);
+    generate::<B, false, false>(pos, t, check, out);
+}
+
+/// The legal actions of the side to move that capture or promote (with the quiet
+/// actions of a piece that may promote on their square, promoted or not), in the order
+/// [`legal`] lists them, for a search's quiescence. Where a rule makes the list depend on
+/// the other actions (hit points, forced captures, checks that are illegal, facing
+/// royals, passes, gating) or adds drops, every legal action is listed instead: the
+/// caller filters.
+#[inline]
+pub(crate) fn legal_captures<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out: &mut Vec<Action>) {
+    let plain = t.combat.is_none()
+        && !t.forced_capture
+        && !t.checks_illegal
+        && !t.facing_break
+        && !t.pass
+        && t.hand.is_none()
+        && pos.gates.is_empty();
+    if plain {
+        generate::<B, false, true>(pos, t, check, out);
+    } else {
+        generate::<B, false, false>(pos, t, check, out);
+    }
 }
 
 /// [`legal`], except that the ordinary moves of the royal piece are not tested where the
@@ -370,7 +392,7 @@ pub(crate) fn legal_deferred<B: Bits>(
     check: bool,
     out: &mut Vec<Action>,
 ) -> std::ops::Range<usize> {
-    generate::<B, true>(pos, t, check, out)
+    generate::<B, true, false>(pos, t, check, out)
 }
 
 /// Whether an action from the range [`legal_deferred`] returned for this position is legal.
@@ -378,7 +400,7 @@ pub(crate) fn royal_move_legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Act
     royal_allowed(pos, t, a)
 }
 
-fn generate<B: Bits, const DEFER: bool>(
+fn generate<B: Bits, const DEFER: bool, const CAPTURES: bool>(
     pos: &Position<B>,
     t: &Tables<B>,
     check: bool,
@@ -509,14 +531,20 @@ fn generate<B: Bits, const DEFER: bool>(
                         }
                         let q = quiet & !seen;
                         seen |= q;
-                        for to in q.iter() {
-                            push(out, to, ActionKind::Normal);
+                        if !CAPTURES {
+                            for to in q.iter() {
+                                push(out, to, ActionKind::Normal);
+                            }
                         }
                         continue;
                     }
                 }
-                let targets = (capt | quiet) & !seen;
+                let mut targets = (capt | quiet) & !seen;
                 seen |= targets;
+                if CAPTURES {
+                    // Quiet moves only onto squares where the piece may promote.
+                    targets &= enemy | zone;
+                }
                 let kind = if a.creates_ep { ActionKind::Skip } else { ActionKind::Normal };
                 match unguarded {
                     // No promotion among them: push in a loop, in the same order.
@@ -545,6 +573,9 @@ fn generate<B: Bits, const DEFER: bool>(
         }
     }
 
+    if CAPTURES {
+        return deferred;
+    }
     if let Some(h) = t.hand.as_deref() {
         drops(pos, t, h, &guard, check, out);
     }
@@ -874,4 +905,70 @@ fn perft_inner<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, depth: u3
         n += perft_inner(&p, t, check, depth - 1, rest);
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bits::Wide;
+    use crate::variant::{Variant, built_in};
+
+    /// What quiescence keeps of a list: captures (a piece of the other side on the
+    /// target, or en passant and shots) and promotions.
+    fn kept<B: Bits>(pos: &Position<B>, list: &[Action]) -> Vec<Action> {
+        list.iter()
+            .copied()
+            .filter(|a| {
+                let taken = crate::piece::Piece::from_code(pos.code(a.to.index()))
+                    .is_some_and(|p| p.side != pos.stm && !matches!(a.kind, ActionKind::Castle(_)));
+                taken || matches!(a.kind, ActionKind::EnPassant | ActionKind::Shot) || a.promotes_to().is_some()
+            })
+            .collect()
+    }
+
+    /// Seeded random games: at every position, what `legal_captures` lists, filtered as
+    /// quiescence filters it, is what `legal` lists filtered so, in the same order.
+    fn walk<B: Bits>(v: &Variant, seed: u64) -> usize {
+        let t = v.tables::<B>();
+        let Ok(setup) = crate::notation::fen::parse(v, &v.setup) else { return 0 };
+        let mut pos = Position::from_setup(t, &setup);
+        let mut rng = seed;
+        let (mut all, mut caps) = (Vec::new(), Vec::new());
+        let mut checked = 0;
+        for _ in 0..120 {
+            all.clear();
+            caps.clear();
+            legal(&pos, t, v.rules.check, &mut all);
+            legal_captures(&pos, t, v.rules.check, &mut caps);
+            assert_eq!(kept(&pos, &caps), kept(&pos, &all), "{}: {:?}", v.name, pos.to_setup());
+            assert!(caps.iter().all(|a| all.contains(a)), "{}: a capture that is not legal", v.name);
+            checked += 1;
+            if all.is_empty() {
+                break;
+            }
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let a = all[(rng >> 33) as usize % all.len()];
+            pos.make(t, a, &mut crate::event::NoEvents);
+        }
+        checked
+    }
+
+    #[test]
+    fn capture_lists_are_the_legal_lists_captures() {
+        let mut positions = 0;
+        for b in built_in() {
+            let Ok(v) = Variant::load(b.name) else { continue };
+            if v.solo.is_some() {
+                continue;
+            }
+            for seed in 1..=4 {
+                positions += match v.geometry.len() {
+                    0..=64 => walk::<u64>(&v, seed),
+                    65..=128 => walk::<u128>(&v, seed),
+                    _ => walk::<Wide>(&v, seed),
+                };
+            }
+        }
+        assert!(positions > 5_000, "{positions}");
+    }
 }

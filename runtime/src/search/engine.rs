@@ -51,6 +51,12 @@ pub(crate) trait Node {
     fn key(&self) -> u64;
     /// Appends the legal actions of the side to move.
     fn generate(&mut self, out: &mut Vec<Action>);
+    /// Appends the legal actions that capture or promote, in [`Node::generate`]'s order,
+    /// for quiescence (which filters what it is given: a back end may list more, and by
+    /// default lists every action).
+    fn generate_captures(&mut self, out: &mut Vec<Action>) {
+        self.generate(out)
+    }
     /// Plays a legal action; false if the rules refused it (the node is unchanged).
     fn make(&mut self, a: Action) -> bool;
     /// Takes back the last action played (or the null move).
@@ -775,6 +781,7 @@ impl<N: Node> Search<'_, N> {
         // Evasions are searched only in the first plies of quiescence: with drops, every
         // check can be blocked on many squares by many kinds, and check, block, capture
         // could go on to the limit. Deeper, a check is judged like a quiet position.
+        let checked = in_check;
         let in_check = in_check && qply < QUIESCENCE_EVASIONS;
         let mut best = -INF;
         let mut stand = -INF;
@@ -791,9 +798,30 @@ impl<N: Node> Search<'_, N> {
             alpha = alpha.max(stand);
             best = stand;
         }
-        let mut list = match self.actions(ply) {
-            Ok(list) => list,
-            Err(score) => return score,
+        let mut list = if checked {
+            // In check (evasions, or past their plies a mate to find): every action.
+            match self.actions(ply) {
+                Ok(list) => list,
+                Err(score) => return score,
+            }
+        } else {
+            // Out of check only captures and promotions are searched, and the verdicts
+            // that need no move list were asked above; a stalemate is looked for only
+            // where one is likely.
+            let mut list = std::mem::take(&mut self.lists[ply]);
+            list.clear();
+            self.node.generate_captures(&mut list);
+            if list.is_empty() && !self.node.has_officers() {
+                // Nothing to take, and only royal and `progress` pieces to move: a
+                // stalemate is likely enough to look for it (every action).
+                self.lists[ply] = list;
+                match self.actions(ply) {
+                    Ok(list) => list,
+                    Err(score) => return score,
+                }
+            } else {
+                list
+            }
         };
         let mut scores = std::mem::take(&mut self.scores[ply]);
         scores.clear();

@@ -48,6 +48,11 @@ impl<B: Bits> Node for FastNode<'_, B> {
     }
 
     #[inline]
+    fn generate_captures(&mut self, out: &mut Vec<Action>) {
+        movegen::legal_captures(self.pos(), self.t, self.v.rules.check, out);
+    }
+
+    #[inline]
     fn make(&mut self, a: Action) -> bool {
         let mut p = self.pos().clone();
         p.make(self.t, a, &mut NoEvents);
