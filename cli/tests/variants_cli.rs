@@ -216,3 +216,38 @@ fn watching_a_built_in_variant_says_there_is_no_file() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_standard_on_the_path_leaves_its_built_in_cousins_their_protocol_names() {
+    // A copy of standard on VARIA_PATH: the built-in 3check extends it by name (its only
+    // file on disk), yet still answers to its own UCI name, `3check`, and `chess` still
+    // means standard — not 3check, whose games would then be judged by the wrong rules.
+    let dir = scratch("protocol-names");
+    let path = dir.join("path");
+    folder(&path, "standard", &built_in_text("standard"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_varia"))
+        .arg("uci")
+        .current_dir(&dir)
+        .env("VARIA_PATH", &path)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs varia uci");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(b"uci\nsetoption name UCI_Variant value chess\nsetoption name UCI_Variant value 3check\nquit\n")
+            .unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    let out = stdout(&o);
+    let variants: Vec<&str> = out.lines().filter(|l| l.starts_with("info string variant ")).collect();
+    assert_eq!(
+        variants,
+        ["info string variant standard (Standard chess)", "info string variant 3check (Three-check)"],
+        "{out}"
+    );
+    let option = out.lines().find(|l| l.starts_with("option name UCI_Variant")).unwrap();
+    assert!(option.contains(" var 3check "), "{option}");
+}

@@ -18,13 +18,16 @@ pub struct ProtocolNames {
 
 /// The `[protocol]` table of the variant's own file (not its ancestors').
 fn own_table(v: &Variant) -> Option<toml::Table> {
+    let protocol = |text: &str| text.parse::<toml::Table>().ok()?.get("protocol")?.as_table().cloned();
+    // A built-in variant's own file is embedded, whatever its ancestors are: one of them
+    // may be a folder on disk (a `standard` on VARIA_PATH under the built-in 3check), the
+    // only file among the sources, which is not this variant's.
+    if let Some(b) = v.builtin {
+        return protocol(std::str::from_utf8(b.file("variant.toml")?).ok()?);
+    }
     let own = v.sources.iter().rev().find(|p| p.extension().is_some_and(|e| e == "toml"));
     match own {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).ok()?;
-            let file: toml::Table = text.parse().ok()?;
-            file.get("protocol")?.as_table().cloned()
-        }
+        Some(path) => protocol(&std::fs::read_to_string(path).ok()?),
         // Built from text (no files): the text is the variant's own.
         None => v.data.get("protocol")?.as_table().cloned(),
     }
