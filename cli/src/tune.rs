@@ -283,6 +283,11 @@ fn pieces_toml(v: &Variant, pieces: &[varia::search::config::PieceTerms]) -> Str
         if p.mobility_mg != 0 || p.mobility_eg != 0 {
             out.push_str(&format!("mobility_mg = {}\nmobility_eg = {}\n", p.mobility_mg, p.mobility_eg));
         }
+        for (key, value) in [("danger_attack", p.danger_attack), ("danger_check", p.danger_check)] {
+            if let Some(x) = value {
+                out.push_str(&format!("{key} = {x}\n"));
+            }
+        }
         for (key, table) in [("square_mg", &p.square_mg), ("square_eg", &p.square_eg)] {
             if table.iter().all(|&x| x == 0) {
                 continue;

@@ -286,7 +286,8 @@ fn both_back_ends_agree_on_plain_chess() {
 
 #[test]
 fn defaults_apply_without_an_ai_table() {
-    let c = AiConfig::from_variant(&standard()).unwrap();
+    // Courier has no `[ai]` and extends nothing (standard has its own now).
+    let c = AiConfig::from_variant(&Variant::load("courier").unwrap()).unwrap();
     assert_eq!(c, AiConfig::default());
     let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["novice", "veteran", "master"]);
@@ -340,6 +341,14 @@ fn table_with(square: &str, x: i32) -> String {
     format!("[{}]", t.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "))
 }
 
+/// `[ai.pieces.knight]` with all four terms given, so that standard's own (learned) knight
+/// terms drop out of the comparison.
+fn knight_terms(square_mg: &str, square_eg: &str, mobility: i32) -> String {
+    format!(
+        "[ai.pieces.knight]\nsquare_mg = {square_mg}\nsquare_eg = {square_eg}\nmobility_mg = {mobility}\nmobility_eg = {mobility}\n"
+    )
+}
+
 fn evaluation(dir: &std::path::Path, fen: &str) -> i32 {
     Game::from_fen(load(dir), fen).unwrap().evaluate().unwrap()
 }
@@ -350,8 +359,9 @@ fn piece_square_tables_and_mobility_add_their_centipawns() {
     // a term in only one of the tables would be blended; the same number in both adds
     // exactly itself.
     let fen = "4k3/8/8/8/8/8/8/4K1N1 w - - 0 1";
-    let plain = folder("", None);
-    let both = folder(&format!("[ai.pieces.knight]\nsquare_mg = {0}\nsquare_eg = {0}\n", table_with("g1", 75)), None);
+    let (zeros, t75) = (table_with("g1", 0), table_with("g1", 75));
+    let plain = folder(&knight_terms(&zeros, &zeros, 0), None);
+    let both = folder(&knight_terms(&t75, &t75, 0), None);
     assert_eq!(evaluation(&both, fen), evaluation(&plain, fen) + 75);
     // The table is White's view: g1's entry is not read for a knight on f1.
     assert_eq!(
@@ -365,11 +375,11 @@ fn piece_square_tables_and_mobility_add_their_centipawns() {
     // In the middlegame table only, at phase p the knight gains 75·p/256 (rounded down
     // with the rest): the phase of one knight is 320 of the start's 6400, 256·320/6400 =
     // 12.8 → 12, so 75·12/256 = 3.5 → 3 or 4.
-    let mg = folder(&format!("[ai.pieces.knight]\nsquare_mg = {}\n", table_with("g1", 75)), None);
+    let mg = folder(&knight_terms(&t75, &zeros, 0), None);
     let d = evaluation(&mg, fen) - evaluation(&plain, fen);
     assert!((3..=4).contains(&d), "{d}");
     // Mobility: the knight on g1 reaches e2, f3 and h3; 7 per square in both tables = 21.
-    let mob = folder("[ai.pieces.knight]\nmobility_mg = 7\nmobility_eg = 7\n", None);
+    let mob = folder(&knight_terms(&zeros, &zeros, 7), None);
     assert_eq!(evaluation(&mob, fen), evaluation(&plain, fen) + 21);
     // Parsed by kind index, in White's square order (a1 first).
     let c = AiConfig::from_variant(&load(&both)).unwrap();
@@ -387,7 +397,7 @@ fn piece_table_problems_are_located() {
         [
             "variant.toml:2:12: no kind `knigth` for `ai.pieces.knigth` (did you mean `knight`?); the kinds are king, queen, rook, bishop, knight, pawn",
             "variant.toml:6:13: `ai.pieces.rook.square_mg` has 3 numbers; the board has 64 squares (8 files by 8 ranks), one number each, the top rank first",
-            "variant.toml:7:1: unknown key `ai.pieces.rook.mobilty_eg` (did you mean `mobility_eg`?); expected one of mobility_mg, mobility_eg, square_mg, square_eg",
+            "variant.toml:7:1: unknown key `ai.pieces.rook.mobilty_eg` (did you mean `mobility_eg`?); expected one of mobility_mg, mobility_eg, square_mg, square_eg, danger_attack, danger_check",
             "variant.toml:8:13: `ai.pieces.rook.square_eg` must be a list of 64 numbers (one per square), not the number 4",
         ]
     );
@@ -609,13 +619,17 @@ fn a_passed_pawn_is_worth_more() {
     // and a passed bonus are all 0, so the two evaluations differ by the passed bonus of
     // e5 alone: with `passed = 80`, e5 has covered t = 60% of the way (zone distance 3
     // of at most 7: (7 − 1 − 3)·100/(7 − 2)), so 80·60·60/100 = 2880 hundredths: 28.
-    let eval = |fen: &str| game(fen).evaluate().unwrap();
+    // Standard's learned pawn tables are set to 0 here (they read d7 and a7 differently).
+    let zeros = format!("[{}]", vec!["0"; 64].join(", "));
+    let dir = folder(&format!("[ai.pieces.pawn]\nsquare_mg = {zeros}\nsquare_eg = {zeros}\n"), None);
+    let v = load(&dir);
+    let eval = |fen: &str| Game::from_fen(v.clone(), fen).unwrap().evaluate().unwrap();
     let blocked = eval("4k3/3p4/8/4P3/8/8/8/4K3 w - - 0 1");
     let passed = eval("4k3/p7/8/4P3/8/8/8/4K3 w - - 0 1");
     assert_eq!(passed - blocked, 28);
     // The weight is `ai.passed`: 0 removes the difference.
-    let v = Variant::load_with("standard", &["ai.passed=0".parse().unwrap()]).unwrap();
-    let eval0 = |fen: &str| Game::from_fen(v.clone(), fen).unwrap().evaluate().unwrap();
+    let v0 = Variant::load_with(dir.to_str().unwrap(), &["ai.passed=0".parse().unwrap()]).unwrap();
+    let eval0 = |fen: &str| Game::from_fen(v0.clone(), fen).unwrap().evaluate().unwrap();
     assert_eq!(eval0("4k3/p7/8/4P3/8/8/8/4K3 w - - 0 1"), eval0("4k3/3p4/8/4P3/8/8/8/4K3 w - - 0 1"));
     // For black, the same: black's pawn on d4 passed (white's on h2) or not (white's on e2).
     let black_blocked = eval("4k3/8/8/8/3p4/8/4P3/4K3 b - - 0 1");
@@ -780,19 +794,41 @@ fn threats_count_pieces_attacked_by_cheaper_ones() {
 
 #[test]
 fn king_danger_grows_with_the_square_of_the_attack() {
-    // Black's rook on a2 reaches f2, in the zone of white's king on g1 (1 unit), is one
-    // attacker (2 units), and reaches a1, from which it would check g1 along the empty
-    // first rank and which white does not attack: a safe check (4 units). 7 units: 49 ×
-    // king_danger / 64 = 490 at 640, in the middlegame share. The phase: the rook's 500 of
-    // the start's 6400 → 256 · 500 / 6400 = 20. The middlegame king terms together: shelter
-    // (f2, g2, h2: 3 × 10 = 30), king_attack (−1 × 4 = −4), danger −490: (30 − 4 − 490) ×
-    // 20 / 256 = −36.25 → −36, against 26 × 20 / 256 = 2.03 → 2 without it: −38.
-    let fen = "4k3/8/8/8/8/8/r4PPP/6K1 w - - 0 1";
-    assert_eq!(eval_with(fen, "king_danger", 640) - eval_with(fen, "king_danger", 0), -38);
-    // With the rook on a3 it still reaches a1 (a safe check) but no square of the
-    // zone: without an attacker there is no danger.
-    let far = "4k3/8/8/8/8/r7/5PPP/6K1 w - - 0 1";
-    assert_eq!(eval_with(far, "king_danger", 640) - eval_with(far, "king_danger", 0), 0);
+    // Black's queen on h4 attacks f2 and h2, in the ring of white's king on g1 (f1, g1,
+    // h1, f2, g2, h2): one attacker, and of black's most valuable kind (no discount, so
+    // one is enough), weighing its kind's danger_attack (10 in standard) → 1 × 10; two
+    // attacks next to the king → 2 × 69; f2 and h2 are attacked and no white piece but
+    // the king defends them: two weak squares → 2 × 185. Its checks from f2 and h2 are
+    // not safe (the king defends them). Danger 10 + 138 + 370 = 518.
+    // At king_danger 178: middlegame 518² × 178 / 524,300 = 91.1 → 91, endgame 518 × 178 /
+    // 3,400 = 27.1 → 27. The phase: the queen's 900 of the start's 6,400 → 256 · 900 /
+    // 6,400 = 36. Blended: (91 × 36 + 27 × 220) / 256 = 9,216 / 256 = 36 exactly (the
+    // weight is chosen so, so the rest of the evaluation cannot round it): −36 for white.
+    let fen = "4k3/8/8/8/7q/8/5PPP/6K1 w - - 0 1";
+    assert_eq!(eval_with(fen, "king_danger", 178) - eval_with(fen, "king_danger", 0), -36);
+    // Without the f2 pawn the queen also reaches e1 and d4, from which it would check g1
+    // along the empty first rank and the diagonal, and which white does not attack: a
+    // safe check, its kind's danger_check (780) once. f2 and h2 are still attacked, next
+    // to the king and weak: 10 + 138 + 370 + 780 = 1,298. At 113: 1,298² × 113 / 524,300
+    // = 363.1 → 363 and 1,298 × 113 / 3,400 = 43.1 → 43; (363 × 36 + 43 × 220) / 256 =
+    // 22,528 / 256 = 88.
+    let open = "4k3/8/8/8/7q/8/6PP/6K1 w - - 0 1";
+    assert_eq!(eval_with(open, "king_danger", 113) - eval_with(open, "king_danger", 0), -88);
+    // A rook in the queen's place attacks the same squares, but black has no queen: the
+    // danger is discounted (−873), and one attacker without the most valuable kind is
+    // no attack at all.
+    let rook = "4k3/8/8/8/7r/8/5PPP/6K1 w - - 0 1";
+    assert_eq!(eval_with(rook, "king_danger", 178) - eval_with(rook, "king_danger", 0), 0);
+    // The same queen with its weight raised by `[ai.pieces.queen] danger_attack = 188`:
+    // 508 + 188 = 696; at 178: 696² × 178 / 524,300 = 164.5 → 164, 696 × 178 / 3,400 =
+    // 36.4 → 36; (164 × 36 + 36 × 220) / 256 = 13,824 / 256 = 54.
+    let v = Variant::load_with(
+        "standard",
+        &["ai.king_danger=178".parse().unwrap(), "ai.pieces.queen.danger_attack=188".parse().unwrap()],
+    )
+    .unwrap();
+    let heavy = Game::from_fen(v, fen).unwrap().evaluate().unwrap();
+    assert_eq!(heavy - eval_with(fen, "king_danger", 0), -54);
 }
 
 /// Master's pruning switched off: the search of the previous master (reductions and

@@ -20,8 +20,12 @@
 //! hand = 100            # percent of its value a piece in hand is worth (with a reserve)
 //! threat = 0            # per enemy piece worth more than the non-`progress` piece attacking it
 //! pawn_threat = 0       # ... attacked by a `progress` piece (a pawn)
-//! king_danger = 0       # an attack on a royal piece: units² × this / 64 (middlegame), where
-//!                       # units = zone squares reached + 2 per attacker + 4 per safe check
+//! king_danger = 0       # an attack on a royal piece, percent of the danger scale (below):
+//!                       # danger² × this / 524,300 in the middlegame, danger × this / 3,400
+//!                       # in the endgame, where danger = attackers × their `danger_attack`
+//!                       # sum + 69 per attack next to it + 185 per weak square of its ring +
+//!                       # each kind's `danger_check` if it has a safe check − 873 without
+//!                       # the attacker's most valuable kind (counts past 100 only)
 //!
 //! [ai.pieces.knight]    # per kind, learned from data (`varia tune --tables`); all optional
 //! mobility_mg = 2       # centipawns per square reached, added to `mobility`, middlegame
@@ -29,6 +33,9 @@
 //! square_mg = [...]     # centipawns per square, added to the placement terms: one number
 //! square_eg = [...]     # per square, as White sees a diagram (the top rank first, files
 //!                       # left to right); Black's pieces read it mirrored across the ranks
+//! danger_attack = 81    # with king_danger: weight of each piece of the kind attacking a
+//!                       # royal piece's ring (default 50)
+//! danger_check = 790    # with king_danger: added when the kind has a safe check (default 800)
 //!
 //! [ai.levels.master]    # novice, veteran and master exist by default; any name may be added
 //! depth = 5             # plies of full-width search
@@ -123,11 +130,17 @@ pub struct Weights {
     pub threat: i32,
     /// The same for a `progress` piece (a pawn on a knight).
     pub pawn_threat: i32,
-    /// An attack on a royal piece, growing with its square: with `units` = the squares
-    /// of its zone that enemy non-royal, non-`progress` pieces reach, plus 2 per such
-    /// piece reaching it, plus 4 per safe check (a square an attacker reaches from which
-    /// it would attack the royal piece, and that the defender does not attack), the
-    /// defender loses `units² × king_danger / 64` in the middlegame (scaled by the phase).
+    /// An attack on a royal piece, growing with its square, in percent of the scale
+    /// below (100 weighs it as Stockfish 11's classical evaluation does). The danger to a
+    /// side: the enemy pieces attacking its royal pieces' ring (their squares and those
+    /// next to them; `progress` pieces count, weight 0) times the sum of their kinds'
+    /// `danger_attack`, + 69 per attack of a non-`progress` piece on a square next to a
+    /// royal piece, + 185 per ring square the enemy attacks and no non-royal piece of
+    /// its own defends, + each enemy kind's `danger_check` where that kind can give a
+    /// safe check (from a square it reaches that the defender does not attack), − 873
+    /// when the enemy has no piece of its most valuable kind. Past 100, the defender
+    /// loses `danger² × king_danger / 524,300` centipawns in the middlegame and `danger
+    /// × king_danger / 3,400` in the endgame, blended by the phase.
     pub king_danger: i32,
 }
 
@@ -276,7 +289,18 @@ pub struct PieceTerms {
     /// reads the square mirrored across the ranks.
     pub square_mg: Vec<i32>,
     pub square_eg: Vec<i32>,
+    /// With `king_danger`: the weight of each piece of this kind attacking a royal
+    /// piece's ring (None: [`DANGER_ATTACK`]).
+    pub danger_attack: Option<i32>,
+    /// With `king_danger`: the danger a safe check by this kind adds (None:
+    /// [`DANGER_CHECK`]).
+    pub danger_check: Option<i32>,
 }
+
+/// `danger_attack` of a kind that sets none.
+pub const DANGER_ATTACK: i32 = 50;
+/// `danger_check` of a kind that sets none.
+pub const DANGER_CHECK: i32 = 800;
 
 impl PieceTerms {
     /// Whether every term is zero (the kind's table can be left out of the file).
@@ -285,11 +309,14 @@ impl PieceTerms {
             && self.mobility_eg == 0
             && self.square_mg.iter().all(|&x| x == 0)
             && self.square_eg.iter().all(|&x| x == 0)
+            && self.danger_attack.is_none()
+            && self.danger_check.is_none()
     }
 }
 
 /// The keys of `[ai.pieces.<kind>]`.
-pub const PIECE_KEYS: [&str; 4] = ["mobility_mg", "mobility_eg", "square_mg", "square_eg"];
+pub const PIECE_KEYS: [&str; 6] =
+    ["mobility_mg", "mobility_eg", "square_mg", "square_eg", "danger_attack", "danger_check"];
 
 /// The computer player's settings for one variant: `[ai]` with defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -388,7 +415,19 @@ impl AiConfig {
                 AiConfig::default()
             }
         };
-        if cx.problems.is_empty() { Ok(config) } else { Err(cx.problems) }
+        if cx.problems.is_empty() {
+            Ok(config)
+        } else {
+            // By place in each file (tables merged from ancestors list their keys first).
+            let mut files: Vec<String> = Vec::new();
+            for p in &cx.problems {
+                if !files.contains(&p.file) {
+                    files.push(p.file.clone());
+                }
+            }
+            cx.problems.sort_by_key(|p| (files.iter().position(|f| *f == p.file), p.line == 0, p.line, p.col));
+            Err(cx.problems)
+        }
     }
 
     /// The level with this name; the error lists the known ones (with a suggestion).
@@ -515,6 +554,12 @@ impl Cx<'_> {
                         if let Some(n) = self.int(&p, value, -10_000, 10_000) {
                             *if key == "mobility_mg" { &mut terms.mobility_mg } else { &mut terms.mobility_eg } =
                                 n as i32;
+                        }
+                    }
+                    "danger_attack" | "danger_check" => {
+                        if let Some(n) = self.int(&p, value, 0, 10_000) {
+                            *if key == "danger_attack" { &mut terms.danger_attack } else { &mut terms.danger_check } =
+                                Some(n as i32);
                         }
                     }
                     "square_mg" | "square_eg" => {

@@ -13,9 +13,11 @@
 //!   (rooks, queens) on files without own `progress` pieces (`open_file`), doubled and
 //!   isolated `progress` pieces;
 //! - king attack: squares of the enemy royal zone that pieces reach (middlegame), and
-//!   king danger, which grows with the square of the attack: zone squares reached,
-//!   attackers, and safe checks (squares an attacker reaches, from which it would attack
-//!   the royal piece, that the defender does not attack);
+//!   king danger, which grows with the square of the attack (after Stockfish 11's
+//!   classical evaluation): the attackers of the royal ring and their kinds' weights,
+//!   attacks next to the royal piece, weak ring squares, and each kind's safe checks
+//!   (squares an attacker reaches, from which it would attack the royal piece, that the
+//!   defender does not attack);
 //! - threats: enemy pieces attacked by a piece worth less (`threat`, `pawn_threat`);
 //! - pieces in hand (with a reserve): their value (`hand`, percent);
 //! - a bonus for the side to move;
@@ -32,7 +34,7 @@ use crate::piece::{MAX_KINDS, Side};
 use crate::position::Position;
 use crate::variant::{Mode, Shape, Variant};
 
-use super::config::{PieceTerms, Weights};
+use super::config::{DANGER_ATTACK, DANGER_CHECK, PieceTerms, Weights};
 
 /// What a royal piece is worth when it can be captured (for move ordering only).
 pub(crate) const ROYAL_VALUE: i32 = 10_000;
@@ -41,6 +43,20 @@ const PHASE: i32 = 256;
 /// Piece values count up to this much (a thousand pawns), whatever the TOML says, so the
 /// evaluation's integer arithmetic never overflows.
 const MAX_VALUE: i32 = 100_000;
+/// King danger (see [`Weights::king_danger`]): per attack of a non-`progress` piece on a
+/// square next to a royal piece, per weak square of the ring, and the discount when the
+/// attacker has no piece of its most valuable kind.
+const DANGER_HIT: i64 = 69;
+const DANGER_WEAK: i64 = 185;
+const DANGER_NO_TOP: i64 = 873;
+/// Danger up to this costs nothing; past the other bound it counts as that.
+const DANGER_FREE: i64 = 100;
+const DANGER_MAX: i64 = 1_000_000;
+/// The danger's cost: `danger² × king_danger / DANGER_MG` centipawns in the middlegame,
+/// `danger × king_danger / DANGER_EG` in the endgame (Stockfish 11's `danger²/4096` and
+/// `danger/16` at 100, in its pawn units of 128 and 213).
+const DANGER_MG: i64 = 524_300;
+const DANGER_EG: i64 = 3_400;
 
 /// A kind's value as the evaluation uses it.
 fn worth(kind: &crate::variant::Kind) -> i32 {
@@ -100,6 +116,13 @@ pub(crate) struct Evaluator {
     threat: i32,
     pawn_threat: i32,
     king_danger: i32,
+    /// Per kind, with king_danger: the weight of an attacker of the royal ring, and the
+    /// danger a safe check adds.
+    danger_attack: [i32; MAX_KINDS],
+    danger_check: [i32; MAX_KINDS],
+    /// The most valuable non-royal, non-`progress` kind (bit), whose absence discounts
+    /// the danger its side causes.
+    top: u32,
     /// Per kind: the kinds (bit per kind) worth more than it and not royal: what its
     /// threats count.
     above: [u32; MAX_KINDS],
@@ -237,6 +260,11 @@ impl Evaluator {
             threat: w.threat,
             pawn_threat: w.pawn_threat,
             king_danger: w.king_danger,
+            danger_attack: std::array::from_fn(|k| {
+                pieces.get(k).and_then(|p| p.danger_attack).unwrap_or(DANGER_ATTACK)
+            }),
+            danger_check: std::array::from_fn(|k| pieces.get(k).and_then(|p| p.danger_check).unwrap_or(DANGER_CHECK)),
+            top: 0,
             above: [0; MAX_KINDS],
             hand_value: [0; MAX_KINDS],
             value: [0; MAX_KINDS],
@@ -367,6 +395,13 @@ impl Evaluator {
                 }
             }
         }
+        let mut best = i32::MIN;
+        for k in 0..nkinds {
+            if e.mobile & (1 << k) != 0 && e.value[k] > best {
+                best = e.value[k];
+                e.top = 1 << k;
+            }
+        }
         // The phase's full scale: the material of the starting position.
         if let Ok(setup) = crate::notation::fen::parse(v, &v.setup) {
             e.phase_total = setup.pieces.iter().map(|(_, p)| e.phase_of[p.kind.index()] as i64).sum();
@@ -398,24 +433,29 @@ impl Evaluator {
         let (mut mg, mut eg, mut mob, mut shelter) = (0i64, 0i64, 0i64, 0i64);
         // Mobility by the kinds' own weights, middlegame and endgame.
         let (mut mob_mg, mut mob_eg) = (0i64, 0i64);
-        // Each side's royal zone (royal squares and those next to them), for king_attack.
+        // Each side's royal zone (royal squares and those next to them), for king_attack
+        // and king_danger, and the squares next to its royal pieces.
         let mut zone = [B::EMPTY; 2];
+        let mut near = [B::EMPTY; 2];
         if self.king_attack != 0 || self.king_danger != 0 {
-            for (s, z) in zone.iter_mut().enumerate() {
+            for s in 0..2 {
                 let mut ks = self.royal;
                 while ks != 0 {
                     let k = ks.trailing_zeros() as usize;
                     ks &= ks - 1;
                     for sq in (pos.by_kind[k] & pos.by_side[s]).iter() {
-                        *z |= t.adjacent[sq].with(sq);
+                        zone[s] |= t.adjacent[sq].with(sq);
+                        near[s] |= t.adjacent[sq];
                     }
                 }
             }
         }
         let mut attack = 0i64;
-        // Per side attacked: the zone squares its enemies reach (summed) and how many
-        // enemy pieces reach it.
-        let mut danger = [(0i64, 0i64); 2];
+        // With king_danger: per side attacked, what its enemies bring against it, and per
+        // side the squares it attacks (royal pieces apart, and theirs).
+        let mut danger = [Danger::default(); 2];
+        let mut attacked = [B::EMPTY; 2];
+        let mut royal_attacked = [B::EMPTY; 2];
         // Per side and kind: the squares its pieces reach (for safe checks; only with
         // king_danger, so that the evaluation without it does not clear the array).
         let mut reach = if self.king_danger != 0 { Some([[B::EMPTY; MAX_KINDS]; 2]) } else { None };
@@ -437,24 +477,41 @@ impl Evaluator {
                 let (kmg, keg) = (self.mob_mg[k] as i64, self.mob_eg[k] as i64);
                 let royal = self.royal & (1 << k) != 0;
                 let enemy_zone = zone[1 - s];
+                let progress = self.progress & (1 << k) != 0;
                 for sq in pcs.iter() {
                     mg += sign * self.mg[base + sq] as i64;
                     eg += sign * self.eg[base + sq] as i64;
+                    // This piece's mobility, where king danger computed it already.
+                    let mut known = None;
+                    if let Some(r) = reach.as_mut() {
+                        // King danger: every piece's attacks (own pieces included: it
+                        // defends them), and what it brings against the enemy ring.
+                        let (m, a) = mobility_attacks(t, &t.kinds[s][k].atoms, sq, occ, own);
+                        if royal {
+                            royal_attacked[s] |= a;
+                        } else {
+                            attacked[s] |= a;
+                            if (a & enemy_zone).any() {
+                                let d = &mut danger[1 - s];
+                                d.attackers += 1;
+                                if !progress {
+                                    d.weight += self.danger_attack[k] as i64;
+                                    d.hits += (a & near[1 - s]).count() as i64;
+                                }
+                            }
+                        }
+                        if mobile {
+                            r[s][k] |= m;
+                            known = Some(m);
+                        }
+                    }
                     if mobile {
-                        let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own);
+                        let m = known.unwrap_or_else(|| mobility(t, &t.kinds[s][k].atoms, sq, occ, own));
                         let n = sign * m.count() as i64;
                         mob += n;
                         mob_mg += n * kmg;
                         mob_eg += n * keg;
-                        let hits = (m & enemy_zone).count() as i64;
-                        attack += sign * hits;
-                        if let Some(r) = reach.as_mut() {
-                            r[s][k] |= m;
-                            if hits > 0 {
-                                danger[1 - s].0 += hits;
-                                danger[1 - s].1 += 1;
-                            }
-                        }
+                        attack += sign * (m & enemy_zone).count() as i64;
                         if threatening {
                             threats += sign * (m & targets).count() as i64;
                         }
@@ -475,45 +532,58 @@ impl Evaluator {
         let combat = if pos.combat.is_some() { self.combat(pos, t) } else { 0 };
         let structure = self.structure(pos) + self.in_hand(pos);
         let (phase, full) = (phase as i64, PHASE as i64);
-        let mut dangers = 0i64;
+        // King danger, white's view, middlegame and endgame.
+        let (mut danger_mg, mut danger_eg) = (0i64, 0i64);
         if let Some(reach) = &reach {
-            for (d, &(hits, n)) in danger.iter().enumerate() {
-                // The attackers' safe checks: squares they reach from which they would
-                // attack a royal piece of `d`, that `d` does not attack.
+            for (d, dg) in danger.iter().enumerate() {
                 let a = 1 - d;
+                let no_top = (pos.by_side[a] & self.top_pieces(pos)).is_empty();
+                // One attacker is not an attack, unless it is of the most valuable kind.
+                if dg.attackers < 1 + no_top as i64 {
+                    continue;
+                }
+                let defended = attacked[d] | royal_attacked[d];
+                // The attackers' safe checks: squares they reach from which they would
+                // attack a royal piece of `d`, that `d` does not attack; each kind that
+                // has one adds its weight once.
                 let mut checks = 0i64;
-                let mut ks = self.royal;
-                while ks != 0 {
-                    let rk = ks.trailing_zeros() as usize;
-                    ks &= ks - 1;
-                    for ksq in (pos.by_kind[rk] & pos.by_side[d]).iter() {
-                        let mut kinds = self.mobile;
-                        while kinds != 0 {
-                            let k = kinds.trailing_zeros() as usize;
-                            kinds &= kinds - 1;
-                            if reach[a][k].is_empty() {
-                                continue;
-                            }
-                            let from = mobility(t, &t.kinds[d][k].atoms, ksq, occ, B::EMPTY) & reach[a][k];
-                            for x in from.iter() {
-                                if !pos.attacked(t, x, Side::BOTH[d], occ) {
-                                    checks += 1;
-                                }
-                            }
-                        }
+                let mut kinds = self.mobile;
+                while kinds != 0 {
+                    let k = kinds.trailing_zeros() as usize;
+                    kinds &= kinds - 1;
+                    let safe = reach[a][k] & !defended;
+                    if safe.is_empty() {
+                        continue;
+                    }
+                    let mut ks = self.royal;
+                    let mut found = false;
+                    while ks != 0 && !found {
+                        let rk = ks.trailing_zeros() as usize;
+                        ks &= ks - 1;
+                        found = (pos.by_kind[rk] & pos.by_side[d])
+                            .iter()
+                            .any(|ksq| (mobility(t, &t.kinds[d][k].atoms, ksq, occ, B::EMPTY) & safe).any());
+                    }
+                    if found {
+                        checks += self.danger_check[k] as i64;
                     }
                 }
-                // The attack's units: a zone square reached 1, an attacker 2, a safe check 4.
-                let units = hits + 2 * n + 4 * checks;
-                if n >= 1 {
+                let weak = (zone[d] & attacked[a] & !attacked[d]).count() as i64;
+                // Bounded, so that its square times any weight stays far inside 64 bits.
+                let total = (dg.attackers * dg.weight + DANGER_HIT * dg.hits + DANGER_WEAK * weak + checks
+                    - DANGER_NO_TOP * no_top as i64)
+                    .min(DANGER_MAX);
+                if total > DANGER_FREE {
                     let sign = if d == 0 { -1 } else { 1 };
-                    dangers += sign * units * units * self.king_danger as i64 / 64;
+                    let kd = self.king_danger as i64;
+                    danger_mg += sign * (total * total).saturating_mul(kd) / DANGER_MG;
+                    danger_eg += sign * total * kd / DANGER_EG;
                 }
             }
         }
-        let white = ((mg + mob_mg) * phase + (eg + mob_eg) * (full - phase)) / full
+        let white = ((mg + mob_mg + danger_mg) * phase + (eg + mob_eg + danger_eg) * (full - phase)) / full
             + mob * self.mobility as i64
-            + (shelter * self.shelter as i64 + attack * self.king_attack as i64 + dangers) * phase / full
+            + (shelter * self.shelter as i64 + attack * self.king_attack as i64) * phase / full
             + combat
             + structure
             + threats * self.threat as i64
@@ -522,6 +592,12 @@ impl Evaluator {
         // Below the mate scores, so that no material count reads as a mate.
         let most = super::engine::MATE_BOUND as i64 - 1;
         score.clamp(-most, most) as i32
+    }
+
+    /// The pieces of the most valuable non-royal, non-`progress` kind, both sides'.
+    #[inline]
+    fn top_pieces<B: Bits>(&self, pos: &Position<B>) -> B {
+        if self.top == 0 { B::EMPTY } else { pos.by_kind[self.top.trailing_zeros() as usize] }
     }
 
     /// The pieces of the side not `s` that a piece of kind `k` of side `s` threatens when
@@ -780,11 +856,36 @@ impl Evaluator {
     }
 }
 
+/// What the enemy brings against one side's royal pieces (king danger).
+#[derive(Clone, Copy, Default)]
+struct Danger {
+    /// Pieces attacking the ring (royal squares and those next to them).
+    attackers: i64,
+    /// The sum of their kinds' `danger_attack`.
+    weight: i64,
+    /// Their attacks on squares next to a royal piece (`progress` pieces' aside).
+    hits: i64,
+}
+
 /// The squares a piece on `sq` could move to or capture on (own pieces excluded):
 /// the union of its atoms' reach, cut at the first blocker for slides.
 #[inline]
 fn mobility<B: Bits>(t: &Tables<B>, atoms: &[crate::movegen::tables::CAtom<B>], sq: usize, occ: B, own: B) -> B {
+    mobility_attacks(t, atoms, sq, occ, own).0
+}
+
+/// [`mobility`], and the squares the piece attacks: those its capturing atoms reach,
+/// empty or occupied by either side (a pawn attacks the squares it would capture on).
+#[inline]
+fn mobility_attacks<B: Bits>(
+    t: &Tables<B>,
+    atoms: &[crate::movegen::tables::CAtom<B>],
+    sq: usize,
+    occ: B,
+    own: B,
+) -> (B, B) {
     let mut out = B::EMPTY;
+    let mut att = B::EMPTY;
     for a in atoms {
         if !a.from.has(sq) {
             continue;
@@ -813,6 +914,9 @@ fn mobility<B: Bits>(t: &Tables<B>, atoms: &[crate::movegen::tables::CAtom<B>], 
             Mode::Capture => r & occ & !own,
             Mode::Both => r & !own,
         };
+        if a.mode != Mode::Move {
+            att |= r;
+        }
     }
-    out
+    (out, att)
 }
