@@ -116,19 +116,24 @@ fn bench_knows_the_ai_suite() {
     );
 }
 
-#[test]
-fn tune_reads_scored_positions_and_prints_the_table() {
-    let dir = std::env::temp_dir().join(format!("varia-tune-{}", std::process::id()));
+/// A scratch folder `varia-NAME-<pid>` holding `data.tsv` with `text` (scored positions).
+fn scored_positions(name: &str, text: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("varia-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("data.tsv");
+    std::fs::write(&data, text).unwrap();
+    (dir, data)
+}
+
+#[test]
+fn tune_reads_scored_positions_and_prints_the_table() {
     // The bishop pair (white: c1 and f1) and a level position; the oracle's scores.
-    std::fs::write(
-        &data,
+    let (dir, data) = scored_positions(
+        "tune",
         "# fen<TAB>centipawns for the side to move\n\
          2b1k1n1/pppppppp/8/8/8/8/PPPPPPPP/2B1KB2 w - - 0 1\t400\n\
          rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\t20\n",
-    )
-    .unwrap();
+    );
     let d = data.to_str().unwrap();
     let args = ["tune", "standard", "--data", d, "--weights", "pair,hp", "--passes", "2"];
     let o = varia(&args);
@@ -157,18 +162,14 @@ fn tune_reads_scored_positions_and_prints_the_table() {
 
 #[test]
 fn tune_tables_prints_square_tables_for_the_variant_file() {
-    let dir = std::env::temp_dir().join(format!("varia-tune-tables-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let data = dir.join("data.tsv");
     // Quiet positions: the start, a knight on f3 (good for white), a king walk.
-    std::fs::write(
-        &data,
+    let (dir, data) = scored_positions(
+        "tune-tables",
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\t20\n\
          rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\t-40\n\
          rnbqkbnr/pppppppp/8/8/8/8/PPPPKPPP/RNBQ1BNR b kq - 1 1\t150\n\
          4k3/8/8/8/8/8/8/4K2R w - - 0 1\t900\n",
-    )
-    .unwrap();
+    );
     let d = data.to_str().unwrap();
     let args = ["tune", "standard", "--data", d, "--tables", "--epochs", "20", "--worst", "2"];
     let o = varia(&args);

@@ -363,14 +363,7 @@ pub(crate) fn legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out:
 /// caller filters.
 #[inline]
 pub(crate) fn legal_captures<B: Bits>(pos: &Position<B>, t: &Tables<B>, check: bool, out: &mut Vec<Action>) {
-    let plain = t.combat.is_none()
-        && !t.forced_capture
-        && !t.checks_illegal
-        && !t.facing_break
-        && !t.pass
-        && t.hand.is_none()
-        && pos.gates.is_empty();
-    if plain {
+    if list_is_final(pos, t) && !t.pass && t.hand.is_none() {
         generate::<B, false, true>(pos, t, check, out);
     } else {
         generate::<B, false, false>(pos, t, check, out);
@@ -400,6 +393,13 @@ pub(crate) fn royal_move_legal<B: Bits>(pos: &Position<B>, t: &Tables<B>, a: Act
     royal_allowed(pos, t, a)
 }
 
+/// Whether no pass after the pieces' moves reads or rewrites the list (hit points'
+/// attacks, forced captures, illegal checks, facing royals, gating).
+#[inline]
+fn list_is_final<B: Bits>(pos: &Position<B>, t: &Tables<B>) -> bool {
+    t.combat.is_none() && !t.forced_capture && !t.checks_illegal && !t.facing_break && pos.gates.is_empty()
+}
+
 fn generate<B: Bits, const DEFER: bool, const CAPTURES: bool>(
     pos: &Position<B>,
     t: &Tables<B>,
@@ -421,13 +421,7 @@ fn generate<B: Bits, const DEFER: bool, const CAPTURES: bool>(
     let start = out.len();
     // The royal moves are left untested only where the fast guard would test each one on
     // its own, and no later pass reads the list.
-    let defer = DEFER
-        && matches!(guard, Guard::Fast(_))
-        && t.combat.is_none()
-        && !t.forced_capture
-        && !t.checks_illegal
-        && !t.facing_break
-        && pos.gates.is_empty();
+    let defer = DEFER && matches!(guard, Guard::Fast(_)) && list_is_final(pos, t);
     let mut deferred = start..start;
 
     for k in 0..t.kinds[s].len().min(MAX_KINDS) {

@@ -798,31 +798,22 @@ impl<N: Node> Search<'_, N> {
             alpha = alpha.max(stand);
             best = stand;
         }
-        let mut list = if checked {
-            // In check (evasions, or past their plies a mate to find): every action.
-            match self.actions(ply) {
+        // Out of check only captures and promotions are searched, and the verdicts that
+        // need no move list were asked above. In check (evasions, or past their plies a
+        // mate to find) every action; and where there is nothing to take and only royal
+        // and `progress` pieces to move, a stalemate is likely enough to look for.
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        if !checked {
+            self.node.generate_captures(&mut list);
+        }
+        if checked || (list.is_empty() && !self.node.has_officers()) {
+            self.lists[ply] = list;
+            list = match self.actions(ply) {
                 Ok(list) => list,
                 Err(score) => return score,
-            }
-        } else {
-            // Out of check only captures and promotions are searched, and the verdicts
-            // that need no move list were asked above; a stalemate is looked for only
-            // where one is likely.
-            let mut list = std::mem::take(&mut self.lists[ply]);
-            list.clear();
-            self.node.generate_captures(&mut list);
-            if list.is_empty() && !self.node.has_officers() {
-                // Nothing to take, and only royal and `progress` pieces to move: a
-                // stalemate is likely enough to look for it (every action).
-                self.lists[ply] = list;
-                match self.actions(ply) {
-                    Ok(list) => list,
-                    Err(score) => return score,
-                }
-            } else {
-                list
-            }
-        };
+            };
+        }
         let mut scores = std::mem::take(&mut self.scores[ply]);
         scores.clear();
         // Quiet actions stay only as evasions.

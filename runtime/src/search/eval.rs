@@ -120,9 +120,9 @@ pub(crate) struct Evaluator {
     /// danger a safe check adds.
     danger_attack: [i32; MAX_KINDS],
     danger_check: [i32; MAX_KINDS],
-    /// The most valuable non-royal, non-`progress` kind (bit), whose absence discounts
-    /// the danger its side causes.
-    top: u32,
+    /// The most valuable non-royal, non-`progress` kind, whose absence discounts the
+    /// danger its side causes.
+    top: Option<usize>,
     /// Per kind: the kinds (bit per kind) worth more than it and not royal: what its
     /// threats count.
     above: [u32; MAX_KINDS],
@@ -264,7 +264,7 @@ impl Evaluator {
                 pieces.get(k).and_then(|p| p.danger_attack).unwrap_or(DANGER_ATTACK)
             }),
             danger_check: std::array::from_fn(|k| pieces.get(k).and_then(|p| p.danger_check).unwrap_or(DANGER_CHECK)),
-            top: 0,
+            top: None,
             above: [0; MAX_KINDS],
             hand_value: [0; MAX_KINDS],
             value: [0; MAX_KINDS],
@@ -395,13 +395,8 @@ impl Evaluator {
                 }
             }
         }
-        let mut best = i32::MIN;
-        for k in 0..nkinds {
-            if e.mobile & (1 << k) != 0 && e.value[k] > best {
-                best = e.value[k];
-                e.top = 1 << k;
-            }
-        }
+        // The first of the most valuable, as `max_by_key` keeps the last.
+        e.top = (0..nkinds).filter(|&k| e.mobile & (1 << k) != 0).rev().max_by_key(|&k| e.value[k]);
         // The phase's full scale: the material of the starting position.
         if let Ok(setup) = crate::notation::fen::parse(v, &v.setup) {
             e.phase_total = setup.pieces.iter().map(|(_, p)| e.phase_of[p.kind.index()] as i64).sum();
@@ -438,15 +433,11 @@ impl Evaluator {
         let mut zone = [B::EMPTY; 2];
         let mut near = [B::EMPTY; 2];
         if self.king_attack != 0 || self.king_danger != 0 {
-            for s in 0..2 {
-                let mut ks = self.royal;
-                while ks != 0 {
-                    let k = ks.trailing_zeros() as usize;
-                    ks &= ks - 1;
-                    for sq in (pos.by_kind[k] & pos.by_side[s]).iter() {
-                        zone[s] |= t.adjacent[sq].with(sq);
-                        near[s] |= t.adjacent[sq];
-                    }
+            for side in Side::BOTH {
+                let s = side.index();
+                for sq in pos.royals(t, side).iter() {
+                    zone[s] |= t.adjacent[sq].with(sq);
+                    near[s] |= t.adjacent[sq];
                 }
             }
         }
@@ -478,15 +469,23 @@ impl Evaluator {
                 let royal = self.royal & (1 << k) != 0;
                 let enemy_zone = zone[1 - s];
                 let progress = self.progress & (1 << k) != 0;
+                // A pawn's moves count only for its threats.
+                let pawn_threat = self.pawn_threat != 0 && progress && targets.any();
                 for sq in pcs.iter() {
                     mg += sign * self.mg[base + sq] as i64;
                     eg += sign * self.eg[base + sq] as i64;
-                    // This piece's mobility, where king danger computed it already.
-                    let mut known = None;
+                    // The piece's moves, and with king danger its attacks: one pass for all.
+                    let atoms = &t.kinds[s][k].atoms;
+                    let (m, a) = if reach.is_some() {
+                        mobility_attacks(t, atoms, sq, occ, own)
+                    } else if mobile || pawn_threat {
+                        (mobility(t, atoms, sq, occ, own), B::EMPTY)
+                    } else {
+                        (B::EMPTY, B::EMPTY)
+                    };
                     if let Some(r) = reach.as_mut() {
                         // King danger: every piece's attacks (own pieces included: it
                         // defends them), and what it brings against the enemy ring.
-                        let (m, a) = mobility_attacks(t, &t.kinds[s][k].atoms, sq, occ, own);
                         if royal {
                             royal_attacked[s] |= a;
                         } else {
@@ -502,11 +501,9 @@ impl Evaluator {
                         }
                         if mobile {
                             r[s][k] |= m;
-                            known = Some(m);
                         }
                     }
                     if mobile {
-                        let m = known.unwrap_or_else(|| mobility(t, &t.kinds[s][k].atoms, sq, occ, own));
                         let n = sign * m.count() as i64;
                         mob += n;
                         mob_mg += n * kmg;
@@ -515,8 +512,7 @@ impl Evaluator {
                         if threatening {
                             threats += sign * (m & targets).count() as i64;
                         }
-                    } else if self.pawn_threat != 0 && self.progress & (1 << k) != 0 && targets.any() {
-                        let m = mobility(t, &t.kinds[s][k].atoms, sq, occ, own);
+                    } else if pawn_threat {
                         pawn_threats += sign * (m & targets).count() as i64;
                     } else if royal && self.shelter != 0 {
                         shelter += sign * (t.adjacent[sq] & own).count() as i64;
@@ -537,7 +533,7 @@ impl Evaluator {
         if let Some(reach) = &reach {
             for (d, dg) in danger.iter().enumerate() {
                 let a = 1 - d;
-                let no_top = (pos.by_side[a] & self.top_pieces(pos)).is_empty();
+                let no_top = self.top.is_none_or(|k| (pos.by_kind[k] & pos.by_side[a]).is_empty());
                 // One attacker is not an attack, unless it is of the most valuable kind.
                 if dg.attackers < 1 + no_top as i64 {
                     continue;
@@ -555,15 +551,10 @@ impl Evaluator {
                     if safe.is_empty() {
                         continue;
                     }
-                    let mut ks = self.royal;
-                    let mut found = false;
-                    while ks != 0 && !found {
-                        let rk = ks.trailing_zeros() as usize;
-                        ks &= ks - 1;
-                        found = (pos.by_kind[rk] & pos.by_side[d])
-                            .iter()
-                            .any(|ksq| (mobility(t, &t.kinds[d][k].atoms, ksq, occ, B::EMPTY) & safe).any());
-                    }
+                    let found = pos
+                        .royals(t, Side::BOTH[d])
+                        .iter()
+                        .any(|ksq| (mobility(t, &t.kinds[d][k].atoms, ksq, occ, B::EMPTY) & safe).any());
                     if found {
                         checks += self.danger_check[k] as i64;
                     }
@@ -592,12 +583,6 @@ impl Evaluator {
         // Below the mate scores, so that no material count reads as a mate.
         let most = super::engine::MATE_BOUND as i64 - 1;
         score.clamp(-most, most) as i32
-    }
-
-    /// The pieces of the most valuable non-royal, non-`progress` kind, both sides'.
-    #[inline]
-    fn top_pieces<B: Bits>(&self, pos: &Position<B>) -> B {
-        if self.top == 0 { B::EMPTY } else { pos.by_kind[self.top.trailing_zeros() as usize] }
     }
 
     /// The pieces of the side not `s` that a piece of kind `k` of side `s` threatens when

@@ -399,9 +399,9 @@ fn model(r: &Reduced, delta: &[f64]) -> f64 {
 
 /// Tunes the per-kind terms of `[ai.pieces]` (square tables and mobility weights, every
 /// kind) and the `threat` and `pawn_threat` weights on the quiet ones of `samples`, from
-/// those in `config`, with the other weights held. Full-batch gradient descent (Adam) on the loss of
-/// [`loss`] at the scale fitted to the starting evaluation; `progress` hears of every 50th epoch and the last
-/// (its number and the loss).
+/// those in `config`, with the other weights held. Full-batch gradient descent (Adam) on
+/// the loss of [`loss`] at the scale fitted to the starting evaluation; `progress` hears
+/// of every 50th epoch and the last (its number and the loss).
 pub fn tune_tables(
     variant: &Arc<Variant>,
     config: &AiConfig,
