@@ -416,7 +416,7 @@ fn ai_problems_are_located_with_suggestions() {
     assert_eq!(
         problems("[ai]\nmobilty = 3\n"),
         [
-            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, threat, pawn_threat, king_danger, levels, pieces"
+            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, threat, pawn_threat, king_danger, hanging, pawn_shelter, pawn_storm, connected, passed_king, passed_free, outpost, levels, pieces"
         ]
     );
     assert_eq!(
@@ -829,6 +829,114 @@ fn king_danger_grows_with_the_square_of_the_attack() {
     .unwrap();
     let heavy = Game::from_fen(v, fen).unwrap().evaluate().unwrap();
     assert_eq!(heavy - eval_with(fen, "king_danger", 0), -54);
+}
+
+#[test]
+fn a_piece_attacked_and_not_defended_hangs() {
+    // White's rook on d1 attacks black's rook on d5, which nothing of black's defends: one
+    // hanging piece for white. Black's rook attacks d1, but the king on e1 defends it.
+    let fen = "4k3/8/8/3r4/8/8/8/3RK3 w - - 0 1";
+    assert_eq!(eval_with(fen, "hanging", 40) - eval_with(fen, "hanging", 0), 40);
+    // For black to move the same piece counts against it.
+    let black = "4k3/8/8/3r4/8/8/8/3RK3 b - - 0 1";
+    assert_eq!(eval_with(black, "hanging", 40) - eval_with(black, "hanging", 0), -40);
+    // A pawn on c6 defends d5: nothing hangs (the pawn itself is out of the rook's reach).
+    let defended = "4k3/8/2p5/3r4/8/8/8/3RK3 w - - 0 1";
+    assert_eq!(eval_with(defended, "hanging", 40) - eval_with(defended, "hanging", 0), 0);
+    // A royal piece never hangs: the rook on e1's attack on the king counts nothing.
+    let royal = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+    assert_eq!(eval_with(royal, "hanging", 40) - eval_with(royal, "hanging", 0), 0);
+}
+
+#[test]
+fn connected_pawns_gain_more_the_further_they_are() {
+    // e4 is defended by d3: rank 4 is n = 2 ranks past the second, (4 + 2²) / 4 = 2
+    // connected; d3 is neither defended nor beside a pawn. At 20: 2 × 20 = 40.
+    let fen = "4k3/8/8/8/4P3/3P4/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(fen, "connected", 20) - eval_with(fen, "connected", 0), 40);
+    // d4 and e4 side by side: both count, 2 + 2 → 80.
+    let phalanx = "4k3/8/8/8/3PP3/8/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(phalanx, "connected", 20) - eval_with(phalanx, "connected", 0), 80);
+    // On the second rank (n = 0) each counts the weight once: 2 × 20.
+    let home = "4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1";
+    assert_eq!(eval_with(home, "connected", 20) - eval_with(home, "connected", 0), 40);
+    // Black's d5, defended by e6, is as far along (rank 5 is its fourth): it cancels
+    // white's e4 defended by d3.
+    let both = "4k3/8/4p3/3p4/4P3/3P4/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(both, "connected", 20) - eval_with(both, "connected", 0), 0);
+    // Pawns apart (b2, e4, h6): none is connected.
+    let apart = "4k3/8/7P/8/4P3/8/1P6/4K3 w - - 0 1";
+    assert_eq!(eval_with(apart, "connected", 20) - eval_with(apart, "connected", 0), 0);
+}
+
+#[test]
+fn the_pawn_shield_and_storm_count_in_the_middlegame() {
+    // White's king on g1 with pawns on f2 and g2 (one rank ahead: 2 half units each) and
+    // h3 (two ranks ahead: 1): 5 half units. Black's king has no pawns. The queens make
+    // the phase 256 × 1,800 / 6,400 = 72; at pawn_shelter 64: 5 × 64 / 2 = 160 →
+    // 160 × 72 / 256 = 45.
+    let fen = "3qk3/8/8/8/8/7P/5PP1/3Q2K1 w - - 0 1";
+    assert_eq!(eval_with(fen, "pawn_shelter", 64) - eval_with(fen, "pawn_shelter", 0), 45);
+    // Without the queens it is an endgame (phase 0): nothing.
+    let late = "4k3/8/8/8/8/7P/5PP1/6K1 w - - 0 1";
+    assert_eq!(eval_with(late, "pawn_shelter", 64) - eval_with(late, "pawn_shelter", 0), 0);
+    // A king on the edge (h1) is shielded on f, g and h, as on g1: the same 45.
+    let edge = "3qk3/8/8/8/8/7P/5PP1/3Q3K w - - 0 1";
+    assert_eq!(eval_with(edge, "pawn_shelter", 64) - eval_with(edge, "pawn_shelter", 0), 45);
+    // Storm: black's h3 is two ranks ahead of the king on g1 on a file without a white
+    // pawn (2 half units); f4 three ranks ahead (1), not blocked (white's f2 is two
+    // ranks below it, not right in front). 3 × 64 / 2 = 96 → 96 × 72 / 256 = 27. (The
+    // kings and their shelters mirror each other, so the rest of the middlegame terms
+    // is 0 and rounding toward zero cannot shift it.)
+    let storm = "3q2k1/5pp1/8/8/5p2/7p/5PP1/3Q2K1 w - - 0 1";
+    assert_eq!(eval_with(storm, "pawn_storm", 64) - eval_with(storm, "pawn_storm", 0), -27);
+    // f3 right in front of f2 is a blocked storm; g3 on g2 as well: nothing.
+    let blocked = "3qk3/8/8/8/8/5pp1/5PP1/3Q2K1 w - - 0 1";
+    assert_eq!(eval_with(blocked, "pawn_storm", 64) - eval_with(blocked, "pawn_storm", 0), 0);
+}
+
+#[test]
+fn a_knight_on_an_outpost_gains() {
+    // e5 is in black's half, d4 defends it, and black has no pawn on d or f to chase it.
+    let fen = "4k3/8/8/4N3/3P4/8/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(fen, "outpost", 30) - eval_with(fen, "outpost", 0), 30);
+    // A black pawn on f7 could come to f6 and attack it: no outpost.
+    let chased = "4k3/5p2/8/4N3/3P4/8/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(chased, "outpost", 30) - eval_with(chased, "outpost", 0), 0);
+    // e4 defended by d3 is in white's own half: none either.
+    let home = "4k3/8/8/8/4N3/3P4/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(home, "outpost", 30) - eval_with(home, "outpost", 0), 0);
+    // Undefended on e5: none.
+    let bare = "4k3/8/8/4N3/8/8/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(bare, "outpost", 30) - eval_with(bare, "outpost", 0), 0);
+    // Black's knight on e4, defended by d5, in white's half: against white.
+    let black = "4k3/8/8/3p4/4n3/8/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(black, "outpost", 30) - eval_with(black, "outpost", 0), -30);
+}
+
+#[test]
+fn a_passed_pawn_wants_the_kings_near_it() {
+    // White's e6 is passed, 5 ranks from its back rank: w = 5 × 5 − 13 = 12. The square
+    // in front, e7: black's king on a8 is 4 steps from it, white's on e1 6 (counted 5);
+    // e8 after it, 7 (5). 5 × 4 − 2 × 5 − 5 = 5; × 12 = 60, at passed_king 100 → 60 in
+    // the endgame, and without pieces the phase is the endgame's.
+    let fen = "k7/8/4P3/8/8/8/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(fen, "passed_king", 100) - eval_with(fen, "passed_king", 0), 60);
+    // Black's king on d8 is next to e7: 5 × 1 − 10 − 5 = −10 → −120.
+    let held = "3k4/8/4P3/8/8/8/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(held, "passed_king", 100) - eval_with(held, "passed_king", 0), -120);
+    // e7 is empty and black does not attack it from a8: free, 12 × 10 / 10 = 12.
+    assert_eq!(eval_with(fen, "passed_free", 10) - eval_with(fen, "passed_free", 0), 12);
+    // From d8 black attacks e7: not free.
+    assert_eq!(eval_with(held, "passed_free", 10) - eval_with(held, "passed_free", 0), 0);
+    // On its third rank (c = 2, w = −3) neither counts.
+    let early = "k7/8/8/8/8/4P3/8/4K3 w - - 0 1";
+    assert_eq!(eval_with(early, "passed_king", 100) - eval_with(early, "passed_king", 0), 0);
+    assert_eq!(eval_with(early, "passed_free", 10) - eval_with(early, "passed_free", 0), 0);
+    // Black's d3 mirrors white's e6 (c = 5 from rank 8): for black to move with the kings
+    // mirrored too, the same 60.
+    let black = "4k3/8/8/8/8/3p4/8/7K b - - 0 1";
+    assert_eq!(eval_with(black, "passed_king", 100) - eval_with(black, "passed_king", 0), 60);
 }
 
 /// Master's pruning switched off: the search of the previous master (reductions and

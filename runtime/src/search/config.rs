@@ -26,6 +26,19 @@
 //!                       # sum + 69 per attack next to it + 185 per weak square of its ring +
 //!                       # each kind's `danger_check` if it has a safe check − 873 without
 //!                       # the attacker's most valuable kind (counts past 100 only)
+//! hanging = 0           # per enemy piece (not royal) attacked and not defended
+//! pawn_shelter = 0      # per file around a royal piece with an own `progress` piece one
+//!                       # rank ahead of it (half two ranks ahead); middlegame
+//! pawn_storm = 0        # penalty per file around it with an unblocked enemy `progress`
+//!                       # piece two ranks ahead (half three ranks ahead); middlegame
+//! connected = 0         # per `progress` piece defended by or beside one of its own,
+//!                       # × (4 + n²) / 4 after n ranks past its second
+//! passed_king = 0       # endgame, a passed `progress` piece c ranks up (w = 5c − 13 > 0):
+//!                       # this / 100 × w × (5 × enemy royal distance to its next square
+//!                       # − 2 × own royal's − own royal's to the one after), each ≤ 5
+//! passed_free = 0       # ... its next square empty and not attacked: this / 10 × w
+//! outpost = 0           # per piece (not royal or `progress`) in the enemy half, defended
+//!                       # by an own `progress` piece, no enemy one able to come attack it
 //!
 //! [ai.pieces.knight]    # per kind, learned from data (`varia tune --tables`); all optional
 //! mobility_mg = 2       # centipawns per square reached, added to `mobility`, middlegame
@@ -142,6 +155,33 @@ pub struct Weights {
     /// loses `danger² × king_danger / 524,300` centipawns in the middlegame and `danger
     /// × king_danger / 3,400` in the endgame, blended by the phase.
     pub king_danger: i32,
+    /// Per enemy piece (not royal) that a side attacks and the enemy does not defend
+    /// (royal pieces defend too).
+    pub hanging: i32,
+    /// Middlegame, per royal piece and each of the three files around it (the middle one
+    /// kept off the edge): an own `progress` piece one rank ahead of it counts this, two
+    /// ranks ahead half of it (the nearest on the file).
+    pub pawn_shelter: i32,
+    /// Middlegame, the same files: a penalty for the nearest enemy `progress` piece two
+    /// ranks ahead of the royal piece, half of it three ranks ahead, unless an own
+    /// `progress` piece stands right in front of it (a blocked storm).
+    pub pawn_storm: i32,
+    /// Per `progress` piece defended by one of its side's or beside one on its rank, growing
+    /// with the ranks it has covered: `connected × (4 + n²) / 4` after `n` ranks past its
+    /// side's second.
+    pub connected: i32,
+    /// Endgame, per passed `progress` piece past its side's third rank (`c` ranks from its
+    /// back rank, `w = 5c − 13`): `passed_king / 100 × w × (5 × the enemy royal piece's
+    /// distance to the square in front of it − 2 × its own's − its own's to the square
+    /// after that)`, distances in king steps up to 5 (Stockfish 11's king proximity).
+    pub passed_king: i32,
+    /// Per such passed piece whose square in front is empty and not attacked by the
+    /// enemy: `passed_free / 10 × w`.
+    pub passed_free: i32,
+    /// Per non-royal, non-`progress` piece in the enemy half, defended by an own
+    /// `progress` piece, that no enemy `progress` piece can come to attack (none on a
+    /// file beside it further ahead): a knight's outpost.
+    pub outpost: i32,
 }
 
 impl Weights {
@@ -179,6 +219,13 @@ impl Weights {
             "threat" => &mut self.threat,
             "pawn_threat" => &mut self.pawn_threat,
             "king_danger" => &mut self.king_danger,
+            "hanging" => &mut self.hanging,
+            "pawn_shelter" => &mut self.pawn_shelter,
+            "pawn_storm" => &mut self.pawn_storm,
+            "connected" => &mut self.connected,
+            "passed_king" => &mut self.passed_king,
+            "passed_free" => &mut self.passed_free,
+            "outpost" => &mut self.outpost,
             _ => return None,
         })
     }
@@ -208,6 +255,13 @@ impl Default for Weights {
             threat: 0,
             pawn_threat: 0,
             king_danger: 0,
+            hanging: 0,
+            pawn_shelter: 0,
+            pawn_storm: 0,
+            connected: 0,
+            passed_king: 0,
+            passed_free: 0,
+            outpost: 0,
         }
     }
 }
@@ -363,7 +417,7 @@ impl Default for AiConfig {
 }
 
 /// The names of the weights, as `[ai]` spells them (in [`Weights::get`]'s order).
-pub const WEIGHT_KEYS: [&str; 21] = [
+pub const WEIGHT_KEYS: [&str; 28] = [
     "material",
     "mobility",
     "centre",
@@ -385,6 +439,13 @@ pub const WEIGHT_KEYS: [&str; 21] = [
     "threat",
     "pawn_threat",
     "king_danger",
+    "hanging",
+    "pawn_shelter",
+    "pawn_storm",
+    "connected",
+    "passed_king",
+    "passed_free",
+    "outpost",
 ];
 const LEVEL_KEYS: [&str; 13] = [
     "depth",

@@ -116,6 +116,13 @@ pub(crate) struct Evaluator {
     threat: i32,
     pawn_threat: i32,
     king_danger: i32,
+    hanging: i32,
+    pawn_shelter: i32,
+    pawn_storm: i32,
+    connected: i32,
+    passed_king: i32,
+    passed_free: i32,
+    outpost: i32,
     /// Per kind, with king_danger: the weight of an attacker of the royal ring, and the
     /// danger a safe check adds.
     danger_attack: [i32; MAX_KINDS],
@@ -260,6 +267,13 @@ impl Evaluator {
             threat: w.threat,
             pawn_threat: w.pawn_threat,
             king_danger: w.king_danger,
+            hanging: w.hanging,
+            pawn_shelter: w.pawn_shelter,
+            pawn_storm: w.pawn_storm,
+            connected: w.connected,
+            passed_king: w.passed_king,
+            passed_free: w.passed_free,
+            outpost: w.outpost,
             danger_attack: std::array::from_fn(|k| {
                 pieces.get(k).and_then(|p| p.danger_attack).unwrap_or(DANGER_ATTACK)
             }),
@@ -445,8 +459,16 @@ impl Evaluator {
         // With king_danger: per side attacked, what its enemies bring against it, and per
         // side the squares it attacks (royal pieces apart, and theirs).
         let mut danger = [Danger::default(); 2];
+        // Per side, the squares its non-royal pieces attack, those its royal pieces attack,
+        // and those its `progress` pieces attack (with king_danger, hanging or connected).
         let mut attacked = [B::EMPTY; 2];
         let mut royal_attacked = [B::EMPTY; 2];
+        let mut progress_attacked = [B::EMPTY; 2];
+        let need_attacks = self.king_danger != 0
+            || self.hanging != 0
+            || self.connected != 0
+            || self.passed_free != 0
+            || self.outpost != 0;
         // Per side and kind: the squares its pieces reach (for safe checks; only with
         // king_danger, so that the evaluation without it does not clear the array).
         let mut reach = if self.king_danger != 0 { Some([[B::EMPTY; MAX_KINDS]; 2]) } else { None };
@@ -476,27 +498,32 @@ impl Evaluator {
                     eg += sign * self.eg[base + sq] as i64;
                     // The piece's moves, and with king danger its attacks: one pass for all.
                     let atoms = &t.kinds[s][k].atoms;
-                    let (m, a) = if reach.is_some() {
+                    let (m, a) = if need_attacks {
                         mobility_attacks(t, atoms, sq, occ, own)
                     } else if mobile || pawn_threat {
                         (mobility(t, atoms, sq, occ, own), B::EMPTY)
                     } else {
                         (B::EMPTY, B::EMPTY)
                     };
-                    if let Some(r) = reach.as_mut() {
-                        // King danger: every piece's attacks (own pieces included: it
-                        // defends them), and what it brings against the enemy ring.
+                    if need_attacks {
+                        // Every piece's attacks (own pieces included: it defends them).
                         if royal {
                             royal_attacked[s] |= a;
                         } else {
                             attacked[s] |= a;
-                            if (a & enemy_zone).any() {
-                                let d = &mut danger[1 - s];
-                                d.attackers += 1;
-                                if !progress {
-                                    d.weight += self.danger_attack[k] as i64;
-                                    d.hits += (a & near[1 - s]).count() as i64;
-                                }
+                            if progress {
+                                progress_attacked[s] |= a;
+                            }
+                        }
+                    }
+                    if let Some(r) = reach.as_mut() {
+                        // King danger: what the piece brings against the enemy ring.
+                        if !royal && (a & enemy_zone).any() {
+                            let d = &mut danger[1 - s];
+                            d.attackers += 1;
+                            if !progress {
+                                d.weight += self.danger_attack[k] as i64;
+                                d.hits += (a & near[1 - s]).count() as i64;
                             }
                         }
                         if mobile {
@@ -521,11 +548,27 @@ impl Evaluator {
             }
         }
         if self.progress != 0 {
-            let (pmg, peg) = self.passed(pos);
+            let defended = [attacked[0] | royal_attacked[0], attacked[1] | royal_attacked[1]];
+            let (pmg, peg) = self.passed(pos, t, &defended);
             mg += pmg;
             eg += peg;
         }
         let combat = if pos.combat.is_some() { self.combat(pos, t) } else { 0 };
+        let mut hanging = 0i64;
+        if self.hanging != 0 {
+            let royals = pos.royals(t, Side::White) | pos.royals(t, Side::Black);
+            for side in Side::BOTH {
+                let s = side.index();
+                let sign = if side == Side::White { 1 } else { -1 };
+                let defended = attacked[1 - s] | royal_attacked[1 - s];
+                let hit = pos.by_side[1 - s] & !royals & (attacked[s] | royal_attacked[s]) & !defended;
+                hanging += sign * hit.count() as i64;
+            }
+        }
+        let connected = if self.connected != 0 { self.connected(pos, t, &progress_attacked) } else { 0 };
+        let outposts = if self.outpost != 0 { self.outposts(pos, &progress_attacked) } else { 0 };
+        let (shelter_units, storm_units) =
+            if self.pawn_shelter != 0 || self.pawn_storm != 0 { self.pawn_shield(pos, t) } else { (0, 0) };
         let structure = self.structure(pos) + self.in_hand(pos);
         let (phase, full) = (phase as i64, PHASE as i64);
         // King danger, white's view, middlegame and endgame.
@@ -574,7 +617,14 @@ impl Evaluator {
         }
         let white = ((mg + mob_mg + danger_mg) * phase + (eg + mob_eg + danger_eg) * (full - phase)) / full
             + mob * self.mobility as i64
-            + (shelter * self.shelter as i64 + attack * self.king_attack as i64) * phase / full
+            + (shelter * self.shelter as i64
+                + attack * self.king_attack as i64
+                + (shelter_units * self.pawn_shelter as i64 - storm_units * self.pawn_storm as i64) / 2)
+                * phase
+                / full
+            + hanging * self.hanging as i64
+            + connected
+            + outposts * self.outpost as i64
             + combat
             + structure
             + threats * self.threat as i64
@@ -745,22 +795,42 @@ impl Evaluator {
 
     /// The passed `progress` pieces' bonus (white's view), middlegame and endgame. White's
     /// pieces go up the ranks and black's down, as for `advance` without a zone.
-    fn passed<B: Bits>(&self, pos: &Position<B>) -> (i64, i64) {
-        let mut all = B::EMPTY;
-        let mut ks = self.progress;
-        while ks != 0 {
-            let k = ks.trailing_zeros() as usize;
-            ks &= ks - 1;
-            all |= pos.by_kind[k];
-        }
+    ///
+    /// With `passed_king` and `passed_free`, past its side's third rank (`c` ranks from
+    /// its back rank, `w = 5c − 13`, as Stockfish 11): in the endgame `passed_king / 100 ×
+    /// w × (5 × the enemy royal piece's distance to the square in front of it − 2 × its
+    /// own's − its own's to the square after, unless the first is the last rank)`,
+    /// distances in king steps up to 5; and `passed_free / 10 × w` when the square in
+    /// front is empty and the enemy does not attack it (`attacked`: per side, the squares
+    /// it attacks).
+    fn passed<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>, attacked: &[B; 2]) -> (i64, i64) {
+        let all = self.progress_pieces(pos);
         if all.is_empty() {
             return (0, 0);
         }
         let (mut mg, mut eg) = (0i64, 0i64);
+        let (mut king_units, mut free_units) = (0i64, 0i64);
+        let g = self.geometry;
+        let last = g.ranks as i32 - 1;
+        let near = |royals: B, to: Square| -> i64 {
+            royals
+                .iter()
+                .map(|k| {
+                    let (df, dr) = (self.file[k] as i32 - g.file(to) as i32, self.rank[k] as i32 - g.rank(to) as i32);
+                    df.abs().max(dr.abs()).min(5) as i64
+                })
+                .min()
+                .unwrap_or(5)
+        };
         for side in Side::BOTH {
             let s = side.index();
             let white = side == Side::White;
             let theirs = all & pos.by_side[1 - s];
+            let (ours_royal, their_royal) = if self.passed_king != 0 {
+                (pos.royals(t, side), pos.royals(t, Side::BOTH[1 - s]))
+            } else {
+                (B::EMPTY, B::EMPTY)
+            };
             for sq in (all & pos.by_side[s]).iter() {
                 let (f, r) = (self.file[sq] as i32, self.rank[sq]);
                 let blocked = theirs.iter().any(|o| {
@@ -773,9 +843,158 @@ impl Evaluator {
                 let sign = if white { 1 } else { -1 };
                 mg += sign * self.passed_mg[i] as i64;
                 eg += sign * self.passed_eg[i] as i64;
+                let c = if white { r as i32 } else { last - r as i32 };
+                let step = if white { 1 } else { -1 };
+                let (w, Some(front)) = (5 * c as i64 - 13, g.at(f, r as i32 + step)) else { continue };
+                if w <= 0 {
+                    continue;
+                }
+                if self.passed_king != 0 {
+                    let mut units = 5 * near(their_royal, front) - 2 * near(ours_royal, front);
+                    if let Some(next) = g.at(f, r as i32 + 2 * step) {
+                        units -= near(ours_royal, next);
+                    }
+                    king_units += sign * units * w;
+                }
+                let front = front.index();
+                if self.passed_free != 0 && !(pos.by_side[0] | pos.by_side[1]).has(front) && !attacked[1 - s].has(front)
+                {
+                    free_units += sign * w;
+                }
             }
         }
-        (mg, eg)
+        let free = free_units * self.passed_free as i64 / 10;
+        (mg + free, eg + free + king_units * self.passed_king as i64 / 100)
+    }
+
+    /// The `progress` pieces (bit per square).
+    #[inline]
+    fn progress_pieces<B: Bits>(&self, pos: &Position<B>) -> B {
+        let mut all = B::EMPTY;
+        let mut ks = self.progress;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            all |= pos.by_kind[k];
+        }
+        all
+    }
+
+    /// The connected term (white's view): `progress` pieces defended by one of their
+    /// side's (`attacks`: what each side's `progress` pieces attack) or beside one on
+    /// their rank, `connected × (4 + n²) / 4` each after `n` ranks past the second.
+    fn connected<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>, attacks: &[B; 2]) -> i64 {
+        let all = self.progress_pieces(pos);
+        let last = self.geometry.ranks.saturating_sub(1) as i64;
+        let mut units = 0i64;
+        for side in Side::BOTH {
+            let s = side.index();
+            let white = side == Side::White;
+            let sign = if white { 1 } else { -1 };
+            let own = all & pos.by_side[s];
+            for sq in own.iter() {
+                let r = self.rank[sq];
+                // A neighbour on the same rank is beside it.
+                if !attacks[s].has(sq) && !(t.adjacent[sq] & own).iter().any(|o| self.rank[o] == r) {
+                    continue;
+                }
+                let covered = if white { r as i64 } else { last - r as i64 };
+                let n = (covered - 1).max(0);
+                units += sign * (4 + n * n);
+            }
+        }
+        units * self.connected as i64 / 4
+    }
+
+    /// The outposts (white's view): non-royal, non-`progress` pieces in the enemy half,
+    /// defended by a `progress` piece of their side (`attacks`: what each side's attack),
+    /// that no enemy `progress` piece on a file beside can come to attack (none further
+    /// ahead there, as the piece sees it).
+    fn outposts<B: Bits>(&self, pos: &Position<B>, attacks: &[B; 2]) -> i64 {
+        let all = self.progress_pieces(pos);
+        let ranks = self.geometry.ranks as i32;
+        let mut n = 0i64;
+        for side in Side::BOTH {
+            let s = side.index();
+            let white = side == Side::White;
+            let theirs = all & pos.by_side[1 - s];
+            let mut ks = self.mobile;
+            while ks != 0 {
+                let k = ks.trailing_zeros() as usize;
+                ks &= ks - 1;
+                for sq in (pos.by_kind[k] & pos.by_side[s] & attacks[s]).iter() {
+                    let (f, r) = (self.file[sq] as i32, self.rank[sq] as i32);
+                    let deep = if white { 2 * r >= ranks } else { 2 * r < ranks };
+                    if !deep {
+                        continue;
+                    }
+                    let chased = theirs.iter().any(|o| {
+                        (self.file[o] as i32 - f).abs() == 1
+                            && if white { self.rank[o] as i32 > r } else { (self.rank[o] as i32) < r }
+                    });
+                    if !chased {
+                        n += if white { 1 } else { -1 };
+                    }
+                }
+            }
+        }
+        n
+    }
+
+    /// The pawn shield (white's view), in half units of `pawn_shelter` and `pawn_storm`:
+    /// per royal piece, on its file and those beside it (the middle one kept off the
+    /// edge), the nearest own `progress` piece ahead of it (2 one rank ahead, 1 two
+    /// ranks ahead), and the nearest enemy one (2 two ranks ahead, 1 three ranks ahead,
+    /// none where an own one stands right in front of it).
+    fn pawn_shield<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>) -> (i64, i64) {
+        let all = self.progress_pieces(pos);
+        let width = self.geometry.files as i32;
+        let (mut shelter, mut storm) = (0i64, 0i64);
+        if all.is_empty() || width < 3 {
+            return (0, 0);
+        }
+        for side in Side::BOTH {
+            let s = side.index();
+            let white = side == Side::White;
+            let sign = if white { 1 } else { -1 };
+            for ksq in pos.royals(t, side).iter() {
+                let centre = (self.file[ksq] as i32).clamp(1, width - 2);
+                let kr = self.rank[ksq] as i32;
+                // Per file centre − 1, centre, centre + 1: the nearest own and enemy
+                // pieces' distance ahead (0: none).
+                let (mut ours, mut theirs) = ([0i32; 3], [0i32; 3]);
+                for sq in all.iter() {
+                    let df = self.file[sq] as i32 - centre;
+                    let d = if white { self.rank[sq] as i32 - kr } else { kr - self.rank[sq] as i32 };
+                    if df.abs() > 1 || d <= 0 {
+                        continue;
+                    }
+                    let slot = if pos.by_side[s].has(sq) { &mut ours } else { &mut theirs };
+                    let f = (df + 1) as usize;
+                    if slot[f] == 0 || d < slot[f] {
+                        slot[f] = d;
+                    }
+                }
+                for f in 0..3 {
+                    shelter += sign
+                        * match ours[f] {
+                            1 => 2,
+                            2 => 1,
+                            _ => 0,
+                        };
+                    let blocked = ours[f] != 0 && theirs[f] == ours[f] + 1;
+                    if !blocked {
+                        storm += sign
+                            * match theirs[f] {
+                                2 => 2,
+                                3 => 1,
+                                _ => 0,
+                            };
+                    }
+                }
+            }
+        }
+        (shelter, storm)
     }
 
     /// With hit points (white's view): damaged pieces are worth less, a wounded royal piece
