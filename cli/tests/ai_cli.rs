@@ -107,6 +107,82 @@ fn a_match_scores_draws_by_the_ply_limit_as_halves() {
 }
 
 #[test]
+fn a_match_on_several_workers_reports_what_one_worker_does() {
+    let dir = std::env::temp_dir().join(format!("varia-jobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |jobs: &str| {
+        let pgn = dir.join(format!("jobs{jobs}.pgn"));
+        let o = varia(&[
+            "match",
+            "standard",
+            "--white",
+            "novice",
+            "--black",
+            "veteran",
+            "--games",
+            "5",
+            "--seed",
+            "5",
+            "--no-clock",
+            "--jobs",
+            jobs,
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        // The games' lines and the PGN's moves; times (in the comments and the report)
+        // are the clock's.
+        let lines: Vec<String> = stdout(&o).lines().filter(|l| l.starts_with("game ")).map(str::to_string).collect();
+        let text = std::fs::read_to_string(&pgn).unwrap();
+        let moves: String = text.split('{').map(|part| part.split_once('}').map_or(part, |(_, rest)| rest)).collect();
+        (lines, moves)
+    };
+    let (one, pgn_one) = run("1");
+    let (three, pgn_three) = run("3");
+    assert_eq!(one.len(), 5);
+    assert!(one[4].starts_with("game   5: novice (white)"), "{one:?}");
+    assert_eq!(one, three);
+    assert_eq!(pgn_one, pgn_three);
+    assert!(pgn_three.contains("[Round \"5\"]"), "{pgn_three}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let o = varia(&["match", "standard", "--white", "novice", "--black", "veteran", "--jobs", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "error: --jobs must be at least 1\n");
+}
+
+#[test]
+fn a_match_stops_when_the_sprt_decides() {
+    // Veteran beats novice every game at these seeds: after a few losses the test
+    // accepts H0 (novice is not 100 Elo over veteran) and the match stops short of 40.
+    let o = varia(&[
+        "match",
+        "standard",
+        "--white",
+        "novice",
+        "--black",
+        "veteran",
+        "--games",
+        "40",
+        "--seed",
+        "5",
+        "--no-clock",
+        "--sprt",
+        "0:100",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let played = out.lines().filter(|l| l.starts_with("game ")).count();
+    assert!(played < 40, "{out}");
+    assert!(out.contains(&format!("after {played} games (")), "{out}");
+    assert!(out.contains("\nSPRT: H0 accepted: player A is not +100 Elo over player B (at most +0) (LLR -"), "{out}");
+    let o = varia(&["match", "standard", "--white", "novice", "--black", "veteran", "--sprt", "10:0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "error: --sprt is ELO0:ELO1 with ELO0 < ELO1 (like 0:10), not `10:0`\n");
+}
+
+#[test]
 fn bench_knows_the_ai_suite() {
     let o = varia(&["bench", "nothing"]);
     assert_eq!(o.status.code(), Some(1));
