@@ -84,9 +84,9 @@ pub struct Limits {
 
 /// A safety margin for reading the clock, writing the move and the GUI's own delay.
 const OVERHEAD: Duration = Duration::from_millis(30);
-/// The margin under a fixed `movetime`: the search polls the clock every 1024 nodes and
+/// The margin under a fixed `movetime`: the search polls the clock every 256 nodes and
 /// the move is written at once, so a few milliseconds suffice (and the rest is used).
-const MOVETIME_MARGIN: Duration = Duration::from_millis(8);
+const MOVETIME_MARGIN: Duration = Duration::from_millis(3);
 
 impl Limits {
     /// When to stop starting iterations and when to stop, from now.
