@@ -106,29 +106,20 @@ fn a_match_scores_draws_by_the_ply_limit_as_halves() {
     assert!(out.contains("novice (B)         1.0/2 =  50.0%  (+0 =2 -0;"), "{out}");
 }
 
+/// `varia match standard`, novice (A) against veteran (B), seed 5, no clock, then `extra`.
+fn novice_against_veteran(extra: &[&str]) -> Output {
+    let mut args = vec!["match", "standard", "--white", "novice", "--black", "veteran", "--seed", "5", "--no-clock"];
+    args.extend_from_slice(extra);
+    varia(&args)
+}
+
 #[test]
 fn a_match_on_several_workers_reports_what_one_worker_does() {
     let dir = std::env::temp_dir().join(format!("varia-jobs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let run = |jobs: &str| {
         let pgn = dir.join(format!("jobs{jobs}.pgn"));
-        let o = varia(&[
-            "match",
-            "standard",
-            "--white",
-            "novice",
-            "--black",
-            "veteran",
-            "--games",
-            "5",
-            "--seed",
-            "5",
-            "--no-clock",
-            "--jobs",
-            jobs,
-            "--pgn",
-            pgn.to_str().unwrap(),
-        ]);
+        let o = novice_against_veteran(&["--games", "5", "--jobs", jobs, "--pgn", pgn.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         // The games' lines and the PGN's moves; times (in the comments and the report)
         // are the clock's.
@@ -145,7 +136,7 @@ fn a_match_on_several_workers_reports_what_one_worker_does() {
     assert_eq!(pgn_one, pgn_three);
     assert!(pgn_three.contains("[Round \"5\"]"), "{pgn_three}");
     std::fs::remove_dir_all(&dir).unwrap();
-    let o = varia(&["match", "standard", "--white", "novice", "--black", "veteran", "--jobs", "0"]);
+    let o = novice_against_veteran(&["--jobs", "0"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stderr(&o), "error: --jobs must be at least 1\n");
 }
@@ -154,30 +145,14 @@ fn a_match_on_several_workers_reports_what_one_worker_does() {
 fn a_match_stops_when_the_sprt_decides() {
     // Veteran beats novice every game at these seeds: after a few losses the test
     // accepts H0 (novice is not 100 Elo over veteran) and the match stops short of 40.
-    let o = varia(&[
-        "match",
-        "standard",
-        "--white",
-        "novice",
-        "--black",
-        "veteran",
-        "--games",
-        "40",
-        "--seed",
-        "5",
-        "--no-clock",
-        "--sprt",
-        "0:100",
-        "--jobs",
-        "2",
-    ]);
+    let o = novice_against_veteran(&["--games", "40", "--sprt", "0:100", "--jobs", "2"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     let played = out.lines().filter(|l| l.starts_with("game ")).count();
     assert!(played < 40, "{out}");
     assert!(out.contains(&format!("after {played} games (")), "{out}");
     assert!(out.contains("\nSPRT: H0 accepted: player A is not +100 Elo over player B (at most +0) (LLR -"), "{out}");
-    let o = varia(&["match", "standard", "--white", "novice", "--black", "veteran", "--sprt", "10:0"]);
+    let o = novice_against_veteran(&["--sprt", "10:0"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stderr(&o), "error: --sprt is ELO0:ELO1 with ELO0 < ELO1 (like 0:10), not `10:0`\n");
 }

@@ -584,14 +584,19 @@ impl<B: Bits> Position<B> {
     /// Royal pieces of `side` (bit set of squares).
     #[inline(always)]
     pub fn royals(&self, t: &Tables<B>, side: Side) -> B {
+        self.of_kinds(t.royal) & self.by_side[side.index()]
+    }
+
+    /// The pieces of either side whose kind is in `kinds` (bit per kind).
+    #[inline(always)]
+    pub fn of_kinds(&self, mut kinds: u32) -> B {
         let mut out = B::EMPTY;
-        let mut ks = t.royal;
-        while ks != 0 {
-            let k = ks.trailing_zeros() as usize;
-            ks &= ks - 1;
+        while kinds != 0 {
+            let k = kinds.trailing_zeros() as usize;
+            kinds &= kinds - 1;
             out |= self.by_kind[k];
         }
-        out & self.by_side[side.index()]
+        out
     }
 
     #[inline(always)]

@@ -619,9 +619,15 @@ fn a_passed_pawn_is_worth_more() {
     // and a passed bonus are all 0, so the two evaluations differ by the passed bonus of
     // e5 alone: with `passed = 80`, e5 has covered t = 60% of the way (zone distance 3
     // of at most 7: (7 − 1 − 3)·100/(7 − 2)), so 80·60·60/100 = 2880 hundredths: 28.
-    // Standard's learned pawn tables are set to 0 here (they read d7 and a7 differently).
+    // Standard's learned pawn tables are set to 0 here (they read d7 and a7 differently),
+    // and so are its other passed-pawn terms (passed_king, passed_free: their own test).
     let zeros = format!("[{}]", vec!["0"; 64].join(", "));
-    let dir = folder(&format!("[ai.pieces.pawn]\nsquare_mg = {zeros}\nsquare_eg = {zeros}\n"), None);
+    let dir = folder(
+        &format!(
+            "[ai]\npassed_king = 0\npassed_free = 0\n\n[ai.pieces.pawn]\nsquare_mg = {zeros}\nsquare_eg = {zeros}\n"
+        ),
+        None,
+    );
     let v = load(&dir);
     let eval = |fen: &str| Game::from_fen(v.clone(), fen).unwrap().evaluate().unwrap();
     let blocked = eval("4k3/3p4/8/4P3/8/8/8/4K3 w - - 0 1");
@@ -712,6 +718,11 @@ fn eval_with(fen: &str, weight: &str, value: i32) -> i32 {
     Game::from_fen(v, fen).unwrap().evaluate().unwrap()
 }
 
+/// How much the term `weight` at `value` adds to the evaluation of `fen` (against 0).
+fn gain(fen: &str, weight: &str, value: i32) -> i32 {
+    eval_with(fen, weight, value) - eval_with(fen, weight, 0)
+}
+
 /// How much the term `weight` (at its default) adds to the evaluation of `fen`.
 fn term(fen: &str, weight: &str) -> i32 {
     game(fen).evaluate().unwrap() - eval_with(fen, weight, 0)
@@ -728,7 +739,7 @@ fn the_bishop_pair_counts_once_per_side() {
     assert_eq!(term("2b1kb2/8/8/8/8/8/8/4K3 b - - 0 1", "pair"), 30);
     // The weight scales it.
     let fen = "4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1";
-    assert_eq!(eval_with(fen, "pair", 50) - eval_with(fen, "pair", 0), 50);
+    assert_eq!(gain(fen, "pair", 50), 50);
 }
 
 #[test]
@@ -771,7 +782,7 @@ fn pieces_near_the_enemy_king_count_in_the_middlegame() {
     // From the start nothing reaches a king's zone.
     assert_eq!(term("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "king_attack"), 0);
     // The weight scales it: 10 per square.
-    assert_eq!(eval_with(fen, "king_attack", 10) - eval_with(fen, "king_attack", 0), 10);
+    assert_eq!(gain(fen, "king_attack", 10), 10);
 }
 
 #[test]
@@ -779,17 +790,17 @@ fn threats_count_pieces_attacked_by_cheaper_ones() {
     // The knight on e3 attacks the rook on d5 (320 against 500): one threat for white;
     // the rook reaches nothing of white's.
     let fen = "4k3/8/8/3r4/8/4N3/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(fen, "threat", 30) - eval_with(fen, "threat", 0), 30);
+    assert_eq!(gain(fen, "threat", 30), 30);
     // For black to move, the same threat counts against it.
     let black = "4k3/8/8/3r4/8/4N3/8/4K3 b - - 0 1";
-    assert_eq!(eval_with(black, "threat", 30) - eval_with(black, "threat", 0), -30);
+    assert_eq!(gain(black, "threat", 30), -30);
     // A rook on a knight is no threat (the rook is worth more); pawn_threat is not threat.
     let rook = "4k3/8/8/3n4/8/8/8/3RK3 w - - 0 1";
-    assert_eq!(eval_with(rook, "threat", 30) - eval_with(rook, "threat", 0), 0);
+    assert_eq!(gain(rook, "threat", 30), 0);
     // The pawn on e4 attacks the knight on d5: pawn_threat, not threat.
     let pawn = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(pawn, "pawn_threat", 40) - eval_with(pawn, "pawn_threat", 0), 40);
-    assert_eq!(eval_with(pawn, "threat", 40) - eval_with(pawn, "threat", 0), 0);
+    assert_eq!(gain(pawn, "pawn_threat", 40), 40);
+    assert_eq!(gain(pawn, "threat", 40), 0);
 }
 
 #[test]
@@ -805,7 +816,7 @@ fn king_danger_grows_with_the_square_of_the_attack() {
     // 6,400 = 36. Blended: (91 × 36 + 27 × 220) / 256 = 9,216 / 256 = 36 exactly (the
     // weight is chosen so, so the rest of the evaluation cannot round it): −36 for white.
     let fen = "4k3/8/8/8/7q/8/5PPP/6K1 w - - 0 1";
-    assert_eq!(eval_with(fen, "king_danger", 178) - eval_with(fen, "king_danger", 0), -36);
+    assert_eq!(gain(fen, "king_danger", 178), -36);
     // Without the f2 pawn the queen also reaches e1 and d4, from which it would check g1
     // along the empty first rank and the diagonal, and which white does not attack: a
     // safe check, its kind's danger_check (780) once. f2 and h2 are still attacked, next
@@ -813,12 +824,12 @@ fn king_danger_grows_with_the_square_of_the_attack() {
     // = 363.1 → 363 and 1,298 × 113 / 3,400 = 43.1 → 43; (363 × 36 + 43 × 220) / 256 =
     // 22,528 / 256 = 88.
     let open = "4k3/8/8/8/7q/8/6PP/6K1 w - - 0 1";
-    assert_eq!(eval_with(open, "king_danger", 113) - eval_with(open, "king_danger", 0), -88);
+    assert_eq!(gain(open, "king_danger", 113), -88);
     // A rook in the queen's place attacks the same squares, but black has no queen: the
     // danger is discounted (−873), and one attacker without the most valuable kind is
     // no attack at all.
     let rook = "4k3/8/8/8/7r/8/5PPP/6K1 w - - 0 1";
-    assert_eq!(eval_with(rook, "king_danger", 178) - eval_with(rook, "king_danger", 0), 0);
+    assert_eq!(gain(rook, "king_danger", 178), 0);
     // The same queen with its weight raised by `[ai.pieces.queen] danger_attack = 188`:
     // 508 + 188 = 696; at 178: 696² × 178 / 524,300 = 164.5 → 164, 696 × 178 / 3,400 =
     // 36.4 → 36; (164 × 36 + 36 × 220) / 256 = 13,824 / 256 = 54.
@@ -836,16 +847,16 @@ fn a_piece_attacked_and_not_defended_hangs() {
     // White's rook on d1 attacks black's rook on d5, which nothing of black's defends: one
     // hanging piece for white. Black's rook attacks d1, but the king on e1 defends it.
     let fen = "4k3/8/8/3r4/8/8/8/3RK3 w - - 0 1";
-    assert_eq!(eval_with(fen, "hanging", 40) - eval_with(fen, "hanging", 0), 40);
+    assert_eq!(gain(fen, "hanging", 40), 40);
     // For black to move the same piece counts against it.
     let black = "4k3/8/8/3r4/8/8/8/3RK3 b - - 0 1";
-    assert_eq!(eval_with(black, "hanging", 40) - eval_with(black, "hanging", 0), -40);
+    assert_eq!(gain(black, "hanging", 40), -40);
     // A pawn on c6 defends d5: nothing hangs (the pawn itself is out of the rook's reach).
     let defended = "4k3/8/2p5/3r4/8/8/8/3RK3 w - - 0 1";
-    assert_eq!(eval_with(defended, "hanging", 40) - eval_with(defended, "hanging", 0), 0);
+    assert_eq!(gain(defended, "hanging", 40), 0);
     // A royal piece never hangs: the rook on e1's attack on the king counts nothing.
     let royal = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
-    assert_eq!(eval_with(royal, "hanging", 40) - eval_with(royal, "hanging", 0), 0);
+    assert_eq!(gain(royal, "hanging", 40), 0);
 }
 
 #[test]
@@ -853,20 +864,20 @@ fn connected_pawns_gain_more_the_further_they_are() {
     // e4 is defended by d3: rank 4 is n = 2 ranks past the second, (4 + 2²) / 4 = 2
     // connected; d3 is neither defended nor beside a pawn. At 20: 2 × 20 = 40.
     let fen = "4k3/8/8/8/4P3/3P4/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(fen, "connected", 20) - eval_with(fen, "connected", 0), 40);
+    assert_eq!(gain(fen, "connected", 20), 40);
     // d4 and e4 side by side: both count, 2 + 2 → 80.
     let phalanx = "4k3/8/8/8/3PP3/8/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(phalanx, "connected", 20) - eval_with(phalanx, "connected", 0), 80);
+    assert_eq!(gain(phalanx, "connected", 20), 80);
     // On the second rank (n = 0) each counts the weight once: 2 × 20.
     let home = "4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1";
-    assert_eq!(eval_with(home, "connected", 20) - eval_with(home, "connected", 0), 40);
+    assert_eq!(gain(home, "connected", 20), 40);
     // Black's d5, defended by e6, is as far along (rank 5 is its fourth): it cancels
     // white's e4 defended by d3.
     let both = "4k3/8/4p3/3p4/4P3/3P4/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(both, "connected", 20) - eval_with(both, "connected", 0), 0);
+    assert_eq!(gain(both, "connected", 20), 0);
     // Pawns apart (b2, e4, h6): none is connected.
     let apart = "4k3/8/7P/8/4P3/8/1P6/4K3 w - - 0 1";
-    assert_eq!(eval_with(apart, "connected", 20) - eval_with(apart, "connected", 0), 0);
+    assert_eq!(gain(apart, "connected", 20), 0);
 }
 
 #[test]
@@ -876,42 +887,42 @@ fn the_pawn_shield_and_storm_count_in_the_middlegame() {
     // the phase 256 × 1,800 / 6,400 = 72; at pawn_shelter 64: 5 × 64 / 2 = 160 →
     // 160 × 72 / 256 = 45.
     let fen = "3qk3/8/8/8/8/7P/5PP1/3Q2K1 w - - 0 1";
-    assert_eq!(eval_with(fen, "pawn_shelter", 64) - eval_with(fen, "pawn_shelter", 0), 45);
+    assert_eq!(gain(fen, "pawn_shelter", 64), 45);
     // Without the queens it is an endgame (phase 0): nothing.
     let late = "4k3/8/8/8/8/7P/5PP1/6K1 w - - 0 1";
-    assert_eq!(eval_with(late, "pawn_shelter", 64) - eval_with(late, "pawn_shelter", 0), 0);
+    assert_eq!(gain(late, "pawn_shelter", 64), 0);
     // A king on the edge (h1) is shielded on f, g and h, as on g1: the same 45.
     let edge = "3qk3/8/8/8/8/7P/5PP1/3Q3K w - - 0 1";
-    assert_eq!(eval_with(edge, "pawn_shelter", 64) - eval_with(edge, "pawn_shelter", 0), 45);
+    assert_eq!(gain(edge, "pawn_shelter", 64), 45);
     // Storm: black's h3 is two ranks ahead of the king on g1 on a file without a white
     // pawn (2 half units); f4 three ranks ahead (1), not blocked (white's f2 is two
     // ranks below it, not right in front). 3 × 64 / 2 = 96 → 96 × 72 / 256 = 27. (The
     // kings and their shelters mirror each other, so the rest of the middlegame terms
     // is 0 and rounding toward zero cannot shift it.)
     let storm = "3q2k1/5pp1/8/8/5p2/7p/5PP1/3Q2K1 w - - 0 1";
-    assert_eq!(eval_with(storm, "pawn_storm", 64) - eval_with(storm, "pawn_storm", 0), -27);
+    assert_eq!(gain(storm, "pawn_storm", 64), -27);
     // f3 right in front of f2 is a blocked storm; g3 on g2 as well: nothing.
     let blocked = "3qk3/8/8/8/8/5pp1/5PP1/3Q2K1 w - - 0 1";
-    assert_eq!(eval_with(blocked, "pawn_storm", 64) - eval_with(blocked, "pawn_storm", 0), 0);
+    assert_eq!(gain(blocked, "pawn_storm", 64), 0);
 }
 
 #[test]
 fn a_knight_on_an_outpost_gains() {
     // e5 is in black's half, d4 defends it, and black has no pawn on d or f to chase it.
     let fen = "4k3/8/8/4N3/3P4/8/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(fen, "outpost", 30) - eval_with(fen, "outpost", 0), 30);
+    assert_eq!(gain(fen, "outpost", 30), 30);
     // A black pawn on f7 could come to f6 and attack it: no outpost.
     let chased = "4k3/5p2/8/4N3/3P4/8/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(chased, "outpost", 30) - eval_with(chased, "outpost", 0), 0);
+    assert_eq!(gain(chased, "outpost", 30), 0);
     // e4 defended by d3 is in white's own half: none either.
     let home = "4k3/8/8/8/4N3/3P4/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(home, "outpost", 30) - eval_with(home, "outpost", 0), 0);
+    assert_eq!(gain(home, "outpost", 30), 0);
     // Undefended on e5: none.
     let bare = "4k3/8/8/4N3/8/8/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(bare, "outpost", 30) - eval_with(bare, "outpost", 0), 0);
+    assert_eq!(gain(bare, "outpost", 30), 0);
     // Black's knight on e4, defended by d5, in white's half: against white.
     let black = "4k3/8/8/3p4/4n3/8/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(black, "outpost", 30) - eval_with(black, "outpost", 0), -30);
+    assert_eq!(gain(black, "outpost", 30), -30);
 }
 
 #[test]
@@ -921,22 +932,22 @@ fn a_passed_pawn_wants_the_kings_near_it() {
     // e8 after it, 7 (5). 5 × 4 − 2 × 5 − 5 = 5; × 12 = 60, at passed_king 100 → 60 in
     // the endgame, and without pieces the phase is the endgame's.
     let fen = "k7/8/4P3/8/8/8/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(fen, "passed_king", 100) - eval_with(fen, "passed_king", 0), 60);
+    assert_eq!(gain(fen, "passed_king", 100), 60);
     // Black's king on d8 is next to e7: 5 × 1 − 10 − 5 = −10 → −120.
     let held = "3k4/8/4P3/8/8/8/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(held, "passed_king", 100) - eval_with(held, "passed_king", 0), -120);
+    assert_eq!(gain(held, "passed_king", 100), -120);
     // e7 is empty and black does not attack it from a8: free, 12 × 10 / 10 = 12.
-    assert_eq!(eval_with(fen, "passed_free", 10) - eval_with(fen, "passed_free", 0), 12);
+    assert_eq!(gain(fen, "passed_free", 10), 12);
     // From d8 black attacks e7: not free.
-    assert_eq!(eval_with(held, "passed_free", 10) - eval_with(held, "passed_free", 0), 0);
+    assert_eq!(gain(held, "passed_free", 10), 0);
     // On its third rank (c = 2, w = −3) neither counts.
     let early = "k7/8/8/8/8/4P3/8/4K3 w - - 0 1";
-    assert_eq!(eval_with(early, "passed_king", 100) - eval_with(early, "passed_king", 0), 0);
-    assert_eq!(eval_with(early, "passed_free", 10) - eval_with(early, "passed_free", 0), 0);
+    assert_eq!(gain(early, "passed_king", 100), 0);
+    assert_eq!(gain(early, "passed_free", 10), 0);
     // Black's d3 mirrors white's e6 (c = 5 from rank 8): for black to move with the kings
     // mirrored too, the same 60.
     let black = "4k3/8/8/8/8/3p4/8/7K b - - 0 1";
-    assert_eq!(eval_with(black, "passed_king", 100) - eval_with(black, "passed_king", 0), 60);
+    assert_eq!(gain(black, "passed_king", 100), 60);
 }
 
 /// Master's pruning switched off: the search of the previous master (reductions and

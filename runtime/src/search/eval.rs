@@ -639,14 +639,7 @@ impl Evaluator {
     /// it attacks them: those worth more than it, royal ones aside.
     #[inline]
     fn targets<B: Bits>(&self, pos: &Position<B>, s: usize, k: usize) -> B {
-        let mut out = B::EMPTY;
-        let mut ks = self.above[k];
-        while ks != 0 {
-            let j = ks.trailing_zeros() as usize;
-            ks &= ks - 1;
-            out |= pos.by_kind[j];
-        }
-        out & pos.by_side[1 - s]
+        pos.of_kinds(self.above[k]) & pos.by_side[1 - s]
     }
 
     /// The per-kind terms' features of `pos`, for tuning them ([`Features`]).
@@ -692,15 +685,7 @@ impl Evaluator {
     /// in the game phase).
     #[inline]
     pub fn has_officers<B: Bits>(&self, pos: &Position<B>, side: Side) -> bool {
-        let mut ks = self.mobile;
-        while ks != 0 {
-            let k = ks.trailing_zeros() as usize;
-            ks &= ks - 1;
-            if (pos.by_kind[k] & pos.by_side[side.index()]).any() {
-                return true;
-            }
-        }
-        false
+        (pos.of_kinds(self.mobile) & pos.by_side[side.index()]).any()
     }
 
     /// The pieces in hand (white's view).
@@ -728,16 +713,11 @@ impl Evaluator {
             for side in Side::BOTH {
                 let sign = if side == Side::White { 1 } else { -1 };
                 let (mut light, mut dark) = (false, false);
-                let mut ks = self.colour_bound;
-                while ks != 0 {
-                    let k = ks.trailing_zeros() as usize;
-                    ks &= ks - 1;
-                    for sq in (pos.by_kind[k] & pos.by_side[side.index()]).iter() {
-                        if self.light[sq] {
-                            light = true;
-                        } else {
-                            dark = true;
-                        }
+                for sq in (pos.of_kinds(self.colour_bound) & pos.by_side[side.index()]).iter() {
+                    if self.light[sq] {
+                        light = true;
+                    } else {
+                        dark = true;
                     }
                 }
                 if light && dark {
@@ -776,16 +756,11 @@ impl Evaluator {
                 }
             }
             if self.open_file != 0 && self.file_sliders != 0 {
-                let mut ks = self.file_sliders;
-                while ks != 0 {
-                    let k = ks.trailing_zeros() as usize;
-                    ks &= ks - 1;
-                    for sq in (pos.by_kind[k] & pos.by_side[s]).iter() {
-                        let f = self.file[sq] as usize + 1;
-                        if own[f] == 0 {
-                            let bonus = if theirs[f] == 0 { self.open_file } else { self.open_file / 2 };
-                            score += sign * bonus as i64;
-                        }
+                for sq in (pos.of_kinds(self.file_sliders) & pos.by_side[s]).iter() {
+                    let f = self.file[sq] as usize + 1;
+                    if own[f] == 0 {
+                        let bonus = if theirs[f] == 0 { self.open_file } else { self.open_file / 2 };
+                        score += sign * bonus as i64;
                     }
                 }
             }
@@ -804,7 +779,7 @@ impl Evaluator {
     /// front is empty and the enemy does not attack it (`attacked`: per side, the squares
     /// it attacks).
     fn passed<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>, attacked: &[B; 2]) -> (i64, i64) {
-        let all = self.progress_pieces(pos);
+        let all = pos.of_kinds(self.progress);
         if all.is_empty() {
             return (0, 0);
         }
@@ -867,24 +842,11 @@ impl Evaluator {
         (mg + free, eg + free + king_units * self.passed_king as i64 / 100)
     }
 
-    /// The `progress` pieces (bit per square).
-    #[inline]
-    fn progress_pieces<B: Bits>(&self, pos: &Position<B>) -> B {
-        let mut all = B::EMPTY;
-        let mut ks = self.progress;
-        while ks != 0 {
-            let k = ks.trailing_zeros() as usize;
-            ks &= ks - 1;
-            all |= pos.by_kind[k];
-        }
-        all
-    }
-
     /// The connected term (white's view): `progress` pieces defended by one of their
     /// side's (`attacks`: what each side's `progress` pieces attack) or beside one on
     /// their rank, `connected × (4 + n²) / 4` each after `n` ranks past the second.
     fn connected<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>, attacks: &[B; 2]) -> i64 {
-        let all = self.progress_pieces(pos);
+        let all = pos.of_kinds(self.progress);
         let last = self.geometry.ranks.saturating_sub(1) as i64;
         let mut units = 0i64;
         for side in Side::BOTH {
@@ -911,7 +873,7 @@ impl Evaluator {
     /// that no enemy `progress` piece on a file beside can come to attack (none further
     /// ahead there, as the piece sees it).
     fn outposts<B: Bits>(&self, pos: &Position<B>, attacks: &[B; 2]) -> i64 {
-        let all = self.progress_pieces(pos);
+        let all = pos.of_kinds(self.progress);
         let ranks = self.geometry.ranks as i32;
         let mut n = 0i64;
         for side in Side::BOTH {
@@ -947,7 +909,7 @@ impl Evaluator {
     /// ranks ahead), and the nearest enemy one (2 two ranks ahead, 1 three ranks ahead,
     /// none where an own one stands right in front of it).
     fn pawn_shield<B: Bits>(&self, pos: &Position<B>, t: &Tables<B>) -> (i64, i64) {
-        let all = self.progress_pieces(pos);
+        let all = pos.of_kinds(self.progress);
         let width = self.geometry.files as i32;
         let (mut shelter, mut storm) = (0i64, 0i64);
         if all.is_empty() || width < 3 {
