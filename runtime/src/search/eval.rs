@@ -460,7 +460,7 @@ impl Evaluator {
         // side the squares it attacks (royal pieces apart, and theirs).
         let mut danger = [Danger::default(); 2];
         // Per side, the squares its non-royal pieces attack, those its royal pieces attack,
-        // and those its `progress` pieces attack (with king_danger, hanging or connected).
+        // and those its `progress` pieces attack (with any term that reads attacks).
         let mut attacked = [B::EMPTY; 2];
         let mut royal_attacked = [B::EMPTY; 2];
         let mut progress_attacked = [B::EMPTY; 2];
@@ -547,9 +547,10 @@ impl Evaluator {
                 }
             }
         }
+        // Per side, every square it attacks (its royal pieces' included).
+        let all_attacked = [attacked[0] | royal_attacked[0], attacked[1] | royal_attacked[1]];
         if self.progress != 0 {
-            let defended = [attacked[0] | royal_attacked[0], attacked[1] | royal_attacked[1]];
-            let (pmg, peg) = self.passed(pos, t, &defended);
+            let (pmg, peg) = self.passed(pos, t, &all_attacked);
             mg += pmg;
             eg += peg;
         }
@@ -560,8 +561,7 @@ impl Evaluator {
             for side in Side::BOTH {
                 let s = side.index();
                 let sign = if side == Side::White { 1 } else { -1 };
-                let defended = attacked[1 - s] | royal_attacked[1 - s];
-                let hit = pos.by_side[1 - s] & !royals & (attacked[s] | royal_attacked[s]) & !defended;
+                let hit = pos.by_side[1 - s] & !royals & all_attacked[s] & !all_attacked[1 - s];
                 hanging += sign * hit.count() as i64;
             }
         }
@@ -880,23 +880,18 @@ impl Evaluator {
             let s = side.index();
             let white = side == Side::White;
             let theirs = all & pos.by_side[1 - s];
-            let mut ks = self.mobile;
-            while ks != 0 {
-                let k = ks.trailing_zeros() as usize;
-                ks &= ks - 1;
-                for sq in (pos.by_kind[k] & pos.by_side[s] & attacks[s]).iter() {
-                    let (f, r) = (self.file[sq] as i32, self.rank[sq] as i32);
-                    let deep = if white { 2 * r >= ranks } else { 2 * r < ranks };
-                    if !deep {
-                        continue;
-                    }
-                    let chased = theirs.iter().any(|o| {
-                        (self.file[o] as i32 - f).abs() == 1
-                            && if white { self.rank[o] as i32 > r } else { (self.rank[o] as i32) < r }
-                    });
-                    if !chased {
-                        n += if white { 1 } else { -1 };
-                    }
+            for sq in (pos.of_kinds(self.mobile) & pos.by_side[s] & attacks[s]).iter() {
+                let (f, r) = (self.file[sq] as i32, self.rank[sq] as i32);
+                let deep = if white { 2 * r >= ranks } else { 2 * r < ranks };
+                if !deep {
+                    continue;
+                }
+                let chased = theirs.iter().any(|o| {
+                    (self.file[o] as i32 - f).abs() == 1
+                        && if white { self.rank[o] as i32 > r } else { (self.rank[o] as i32) < r }
+                });
+                if !chased {
+                    n += if white { 1 } else { -1 };
                 }
             }
         }
