@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use varia::search::{AiConfig, AiError, Backend, Clock, Level, SearchResult};
+use varia::search::{AiConfig, AiError, Backend, Clock, HashTable, Level, SearchResult, Think};
 use varia::{Game, Variant};
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -323,6 +323,8 @@ fn ai_keys_override_the_defaults() {
             see: false,
             iir: false,
             history: false,
+            continuation: false,
+            improving: false,
         }
     );
     let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
@@ -423,7 +425,7 @@ fn ai_problems_are_located_with_suggestions() {
         problems("[ai.levels.master]\ndepth = \"five\"\nquiesence = true\n"),
         [
             "variant.toml:3:9: `ai.levels.master.depth` must be a whole number, not the text \"five\"",
-            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir, history",
+            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir, history, continuation, improving",
         ]
     );
     assert_eq!(
@@ -1017,6 +1019,74 @@ fn history_with_maluses_keeps_tactics_and_is_set_from_toml() {
         problems("[ai.levels.master]\nhistory = 1\n"),
         ["variant.toml:3:11: `ai.levels.master.history` must be true or false, not the number 1"]
     );
+}
+
+#[test]
+fn continuation_history_and_improving_keep_tactics_and_are_set_from_toml() {
+    let config = AiConfig::default();
+    // Deep enough for the histories to steer the tree (at depth 6 continuation changes
+    // no node count here).
+    let master = Level { depth: 8, deepen: false, ..*config.level("master").unwrap() };
+    let italian = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let g = game(italian);
+    let full = g.search(&config, &master, 0, Clock::Off).unwrap();
+    for level in [Level { continuation: false, ..master }, Level { improving: false, ..master }] {
+        // The same tactics with each switched off, at the same depth.
+        let m = game(MATE_IN_2);
+        let r = m.search(&config, &level, 0, Clock::Off).unwrap();
+        assert_eq!((text(&m, &r).as_str(), r.mate), ("a1-a6", Some(2)));
+        let q = game(HANGING_QUEEN);
+        assert_eq!(text(&q, &q.search(&config, &level, 0, Clock::Off).unwrap()), "f3-h4");
+        // Each changes the tree (the order and reductions of quiet actions, the pruning).
+        let r = g.search(&config, &level, 0, Clock::Off).unwrap();
+        assert_ne!(r.nodes, full.nodes);
+        assert_eq!(g.search(&config, &level, 0, Clock::Off).unwrap(), r);
+    }
+    // Continuation needs `history`: without it, switching continuation changes nothing.
+    let plain = Level { history: false, ..master };
+    assert_eq!(
+        g.search(&config, &plain, 0, Clock::Off).unwrap(),
+        g.search(&config, &Level { continuation: false, ..plain }, 0, Clock::Off).unwrap()
+    );
+    // Master has them; the others not; TOML sets them.
+    let on: Vec<(bool, bool)> = config.levels.iter().map(|(_, l)| (l.continuation, l.improving)).collect();
+    assert_eq!(on, [(false, false), (false, false), (true, true)]);
+    let v = load(&folder(
+        "[ai.levels.veteran]\nhistory = true\ncontinuation = true\nimproving = true\n\n[ai.levels.master]\ncontinuation = false\n",
+        None,
+    ));
+    let c = AiConfig::from_variant(&v).unwrap();
+    let (vet, mas) = (c.level("veteran").unwrap(), c.level("master").unwrap());
+    assert_eq!((vet.continuation, vet.improving, mas.continuation, mas.improving), (true, true, false, true));
+    assert_eq!(
+        problems("[ai.levels.master]\nimproving = \"yes\"\n"),
+        ["variant.toml:3:13: `ai.levels.master.improving` must be true or false, not the text \"yes\""]
+    );
+}
+
+#[test]
+fn a_kept_table_carries_what_was_learnt_until_cleared() {
+    let config = AiConfig::default();
+    let master = Level { depth: 6, deepen: false, ..*config.level("master").unwrap() };
+    let italian = game("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+    let mut next = italian.clone();
+    next.play("e1-g1").unwrap();
+    // A fresh search makes a table of the same size (16 MB at depth 6).
+    let fresh = next.search(&config, &master, 0, Clock::Off).unwrap();
+    let mut table = HashTable::with_megabytes(16);
+    let think = |g: &Game, table: &mut HashTable| {
+        g.think(&config, &master, Think { table: Some(table), ..Think::default() }).unwrap()
+    };
+    assert_eq!(think(&next, &mut table), fresh);
+    // After a search of the position before, the next one starts from what it learnt:
+    // the table's positions and the actions' histories.
+    table.clear();
+    think(&italian, &mut table);
+    let warm = think(&next, &mut table);
+    assert!(warm.nodes < fresh.nodes, "warm {} vs fresh {}", warm.nodes, fresh.nodes);
+    // Cleared, it is a fresh table again, histories included.
+    table.clear();
+    assert_eq!(think(&next, &mut table), fresh);
 }
 
 #[test]

@@ -66,6 +66,10 @@
 //! iir = true            # internal iterative reduction without a table move (master's)
 //! history = true        # quiet-move history with maluses and gravity; bad history
 //!                       # reduces a ply more (master's)
+//! continuation = true   # quiet moves also judged after the moves one and two plies
+//!                       # before (master's; needs history)
+//! improving = true      # prune and reduce more where the evaluation fell since the
+//!                       # side's last turn (master's)
 //! ```
 //!
 //! `depth` is the cap whenever no time is given from outside (`--no-clock`, UCI
@@ -320,6 +324,17 @@ pub struct Level {
     /// action with a negative history is reduced a ply more. Without it, the history
     /// only grows, by depth² per cutoff.
     pub history: bool,
+    /// Continuation history: quiet actions are also judged by how they fared after the
+    /// same action one and two plies before (keyed by piece and destination, the table
+    /// shared by both), with the same bonuses, maluses and gravity; the sum orders quiet
+    /// actions and moves their late move reduction (a ply more when negative, one less
+    /// or more per 16384 beyond), and within 3 plies of the frontier a late quiet action
+    /// with both figures negative is skipped. Needs `history`.
+    pub continuation: bool,
+    /// Whether the static evaluation rose since the side's last turn ("improving"): when
+    /// not, late move pruning keeps half the actions, late moves are reduced a ply more,
+    /// and when it is, reverse futility's margin is a ply smaller.
+    pub improving: bool,
 }
 
 impl Level {
@@ -404,6 +419,8 @@ pub fn default_levels() -> Vec<(String, Level)> {
                 see: true,
                 iir: true,
                 history: true,
+                continuation: true,
+                improving: true,
                 ..l(5, 8000, 0, true)
             },
         ),
@@ -447,7 +464,7 @@ pub const WEIGHT_KEYS: [&str; 28] = [
     "passed_free",
     "outpost",
 ];
-const LEVEL_KEYS: [&str; 13] = [
+const LEVEL_KEYS: [&str; 15] = [
     "depth",
     "time_ms",
     "noise",
@@ -461,6 +478,8 @@ const LEVEL_KEYS: [&str; 13] = [
     "see",
     "iir",
     "history",
+    "continuation",
+    "improving",
 ];
 
 impl AiConfig {
@@ -746,7 +765,7 @@ impl Cx<'_> {
                         }
                     }
                     "quiescence" | "reductions" | "null_move" | "deepen" | "late_move_pruning" | "see" | "iir"
-                    | "history" => match value {
+                    | "history" | "continuation" | "improving" => match value {
                         toml::Value::Boolean(b) => {
                             *match key.as_str() {
                                 "quiescence" => &mut level.quiescence,
@@ -756,6 +775,8 @@ impl Cx<'_> {
                                 "see" => &mut level.see,
                                 "iir" => &mut level.iir,
                                 "history" => &mut level.history,
+                                "continuation" => &mut level.continuation,
+                                "improving" => &mut level.improving,
                                 _ => &mut level.deepen,
                             } = *b
                         }

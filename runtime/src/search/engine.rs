@@ -86,6 +86,13 @@ pub(crate) trait Node {
     fn captures(&self, a: Action) -> Option<i32>;
     /// The value of the piece that plays `a`.
     fn mover_value(&self, a: Action) -> i32;
+    /// The code of the piece that plays `a` (kind and side, [`Piece::code`]), or of the
+    /// piece a drop brings; with the destination, the key of the continuation history.
+    ///
+    /// [`Piece::code`]: crate::piece::Piece::code
+    fn mover(&self, a: Action) -> u8;
+    /// How many piece codes there are (`2 × kinds + 1`, 0 being no piece) and squares.
+    fn shape(&self) -> (usize, usize);
     /// The static exchange value of the capture `a`: what the mover expects to gain
     /// when both sides recapture on its square with their least valuable attackers, as
     /// long as that pays. None where the back end cannot tell (its default, and actions
@@ -117,18 +124,49 @@ pub(crate) struct Params<'a> {
     pub progress: Option<&'a dyn Fn(&SearchResult)>,
 }
 
+/// What searches learn about actions rather than positions (the quiet-action history
+/// and continuation history), kept with the transposition table from one search to the
+/// next; sized by the first search that uses it (and again if a search needs another size).
+#[derive(Default)]
+pub(crate) struct Heuristics {
+    /// `[side][from][to]`: see [`Search`]'s use.
+    history: Vec<i32>,
+    /// `[earlier action][action]` by move keys; empty without the level's `continuation`.
+    cont: Vec<i16>,
+}
+
+impl Heuristics {
+    /// Forgets everything (a new game).
+    pub fn clear(&mut self) {
+        self.history.fill(0);
+        self.cont.fill(0);
+    }
+
+    /// Ready for a search that needs `cont` continuation entries.
+    fn prepare(&mut self, cont: usize) {
+        if self.history.len() != HISTORY_LEN {
+            self.history = vec![0; HISTORY_LEN];
+        }
+        if self.cont.len() != cont {
+            self.cont = vec![0; cont];
+        }
+    }
+}
+
+/// The entries of the quiet-action history: two sides, 256 squares from and to.
+const HISTORY_LEN: usize = 2 * 256 * 256;
+
 struct Search<'a, N: Node> {
     node: N,
     p: &'a Params<'a>,
     tt: &'a mut Table,
+    /// The history and continuation history (see [`Heuristics`]).
+    h: &'a mut Heuristics,
     /// Keys of the game's history, then of every position on the current line.
     keys: Vec<u64>,
     killers: Vec<[Option<Action>; 2]>,
-    /// `[side][from][to]`: how often a quiet action caused a cutoff, weighted by depth
-    /// (with the level's `history`: bonuses and maluses with gravity, in ±[`HISTORY_MAX`]).
-    history: Vec<i32>,
-    /// The quiet actions tried at each ply (for the history's maluses).
-    quiets: Vec<Vec<Action>>,
+    /// The quiet actions tried at each ply, with their move keys (for the maluses).
+    quiets: Vec<Vec<(Action, u32)>>,
     lists: Vec<Vec<Action>>,
     scores: Vec<Vec<i32>>,
     pv: Vec<Vec<Action>>,
@@ -136,6 +174,16 @@ struct Search<'a, N: Node> {
     null: Vec<bool>,
     /// `[depth][move number]`: the late move reduction, `a + ln(depth)·ln(number)/b`.
     lmr: Vec<[u8; 64]>,
+    /// The number of move keys (piece codes × squares) and of squares.
+    move_keys: usize,
+    squares: u32,
+    /// The move key of the action that led to each ply (None at the root, after a null move).
+    moved: Vec<Option<u32>>,
+    /// The static evaluation at each ply of the line (None in check or not taken).
+    evals: Vec<Option<i32>>,
+    /// Static evaluations by position key, one per slot ([`EVAL_CACHE`] of them): a
+    /// position recurs through transpositions and between the search and quiescence.
+    eval_cache: Vec<(u64, i32)>,
     nodes: u64,
     seldepth: usize,
     /// Whether limits may stop the search (never before depth 1 is complete).
@@ -180,6 +228,13 @@ const LMR_BASE: f64 = 0.75;
 const HISTORY_MAX: i32 = 16_384;
 const HISTORY_BONUS_MAX: i32 = 2_000;
 const LMR_DIVISOR: f64 = 2.25;
+/// The most entries of the continuation history (2 bytes each, a power of two): boards
+/// and piece sets whose key pairs are more share slots.
+const CONTINUATION_MAX: usize = 1 << 23;
+/// Continuation-history pruning works this near the frontier.
+const CONTINUATION_PRUNING_DEPTH: i32 = 3;
+/// Slots of the evaluation cache (a power of two).
+const EVAL_CACHE: usize = 1 << 16;
 
 fn lmr_table() -> Vec<[u8; 64]> {
     (0..64)
@@ -195,6 +250,13 @@ fn lmr_table() -> Vec<[u8; 64]> {
         .collect()
 }
 
+/// A history figure moved by `bonus` with gravity: it stays within ±[`HISTORY_MAX`]
+/// (so a continuation figure fits 16 bits).
+#[inline]
+fn gravity(v: i32, bonus: i32) -> i32 {
+    v + bonus - v * bonus.abs() / HISTORY_MAX
+}
+
 /// Whether `a` promotes (a drop names the kind it drops in the same field: not a promotion).
 #[inline]
 fn promotes(a: Action) -> bool {
@@ -202,21 +264,40 @@ fn promotes(a: Action) -> bool {
 }
 
 /// Searches the position `node` stands on. None if the side to move has no action.
-pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table) -> Option<SearchResult> {
+///
+/// The history (`h.history`, `[side][from][to]`) tells how often a quiet action caused a
+/// cutoff, weighted by depth (with the level's `history`: bonuses and maluses with
+/// gravity, in ±[`HISTORY_MAX`]). With the level's `continuation`, `h.cont` holds
+/// `[earlier action][action]` figures for quiet actions, each action keyed by its piece
+/// and destination ([`Search::move_key`]): a power of two of entries, at most
+/// [`CONTINUATION_MAX`] (larger products share slots).
+pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table, h: &mut Heuristics) -> Option<SearchResult> {
     tt.new_search();
+    let (codes, squares) = node.shape();
+    let move_keys = codes * squares;
+    h.prepare(if p.level.history && p.level.continuation {
+        move_keys.saturating_mul(move_keys).min(CONTINUATION_MAX).next_power_of_two()
+    } else {
+        0
+    });
     let mut s = Search {
         node,
         p,
         tt,
+        h,
         keys: p.history.to_vec(),
         killers: vec![[None; 2]; MAX_PLY + 1],
-        history: vec![0; 2 * 256 * 256],
         quiets: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         pv: (0..=MAX_PLY + 1).map(|_| Vec::new()).collect(),
         null: vec![false; MAX_PLY + 2],
         lmr: lmr_table(),
+        move_keys,
+        squares: squares as u32,
+        moved: vec![None; MAX_PLY + 2],
+        evals: vec![None; MAX_PLY + 2],
+        eval_cache: vec![(0, 0); EVAL_CACHE],
         nodes: 0,
         seldepth: 0,
         can_stop: false,
@@ -328,6 +409,7 @@ impl<N: Node> Search<'_, N> {
         let mut scores = vec![-INF; root.len()];
         let mut pv = Vec::new();
         for (i, &(a, n)) in root.iter().enumerate() {
+            self.moved[1] = Some(self.move_key(a));
             if !self.node.make(a) {
                 continue;
             }
@@ -432,6 +514,21 @@ impl<N: Node> Search<'_, N> {
         false
     }
 
+    /// The static evaluation of the current position, through the cache (the key is the
+    /// transposition table's: what one trusts, the other may).
+    #[inline]
+    fn evaluate(&mut self) -> i32 {
+        let key = self.node.key();
+        let slot = key as usize & (EVAL_CACHE - 1);
+        let (k, e) = self.eval_cache[slot];
+        if k == key && key != 0 {
+            return e;
+        }
+        let e = self.node.evaluate();
+        self.eval_cache[slot] = (key, e);
+        e
+    }
+
     /// The order in which actions are tried: the table's move, captures (most valuable
     /// victim, then least valuable attacker), promotions, killers, then history.
     fn order_key(&self, a: Action, tt_move: Option<Best>, ply: usize) -> i32 {
@@ -457,15 +554,53 @@ impl<N: Node> Search<'_, N> {
         if k[1] == Some(a) {
             return (1 << 26) - 1;
         }
-        self.history[self.history_index(a)]
+        self.quiet_stat(a, self.move_key(a), ply)
+    }
+
+    /// A quiet action's figure: its history, and with continuation its figures after the
+    /// actions one and two plies before. `key` is [`Search::move_key`] of `a`.
+    #[inline]
+    fn quiet_stat(&self, a: Action, key: u32, ply: usize) -> i32 {
+        let mut stat = self.h.history[self.history_index(a)];
+        for slot in self.cont_slots(key, ply).into_iter().flatten() {
+            stat += self.h.cont[slot] as i32;
+        }
+        stat
+    }
+
+    /// An action's key in the continuation history: its piece and destination (taken
+    /// before it is played).
+    #[inline]
+    fn move_key(&self, a: Action) -> u32 {
+        self.node.mover(a) as u32 * self.squares + a.to.index() as u32
+    }
+
+    /// The continuation slots of the action with move key `key` at `ply`: after the
+    /// action that led here (the opponent's) and the one before it (the side's own).
+    #[inline]
+    fn cont_slots(&self, key: u32, ply: usize) -> [Option<usize>; 2] {
+        if self.h.cont.is_empty() {
+            return [None; 2];
+        }
+        let mask = self.h.cont.len() - 1;
+        let slot = |prev: Option<u32>| prev.map(|p| (p as usize * self.move_keys + key as usize) & mask);
+        [slot(self.moved[ply]), if ply >= 1 { slot(self.moved[ply - 1]) } else { None }]
     }
 
     /// Moves a history figure by `bonus` (positive or negative) with gravity: the nearer
     /// the figure is to the bound on that side, the less it moves.
     #[inline]
     fn nudge(&mut self, h: usize, bonus: i32) {
-        let v = self.history[h];
-        self.history[h] = v + bonus - v * bonus.abs() / HISTORY_MAX;
+        self.h.history[h] = gravity(self.h.history[h], bonus);
+    }
+
+    /// [`Search::nudge`] for a quiet action's history and continuation figures.
+    fn reward(&mut self, a: Action, key: u32, ply: usize, bonus: i32) {
+        let h = self.history_index(a);
+        self.nudge(h, bonus);
+        for slot in self.cont_slots(key, ply).into_iter().flatten() {
+            self.h.cont[slot] = gravity(self.h.cont[slot] as i32, bonus) as i16;
+        }
     }
 
     #[inline]
@@ -499,7 +634,7 @@ impl<N: Node> Search<'_, N> {
             return DRAW;
         }
         if ply >= MAX_PLY - 1 {
-            return self.node.evaluate();
+            return self.evaluate();
         }
         // A mate found nearer the root is better than anything from here.
         alpha = alpha.max(-MATE + ply as i32);
@@ -538,19 +673,39 @@ impl<N: Node> Search<'_, N> {
             Err(score) => return score,
         };
         let level = self.p.level;
-        // The static evaluation, where pruning may use it (not in check, off the PV).
-        let eval = if !in_check && !pv_node && (level.null_move || level.futility > 0) {
-            Some(self.node.evaluate())
+        // The static evaluation (not in check), where pruning or `improving` use it.
+        let prunes = !pv_node && (level.null_move || level.futility > 0);
+        let raw = if !in_check && (prunes || level.improving) { Some(self.evaluate()) } else { None };
+        // For pruning (off the PV), the table's score where its bound says it is nearer
+        // the truth.
+        let eval = raw.filter(|_| prunes).map(|e| match entry {
+            Some(t) if t.score.abs() < MATE_BOUND => match t.bound {
+                Bound::Exact => t.score,
+                Bound::Lower => e.max(t.score),
+                Bound::Upper => e.min(t.score),
+            },
+            _ => e,
+        });
+        // Improving: the static evaluation is above the one of the side's last turn
+        // (taken as true where either is unknown, and always without the level's flag).
+        let improving = if level.improving {
+            let now = raw;
+            self.evals[ply] = now;
+            match (now, ply.checked_sub(2).and_then(|p| self.evals[p])) {
+                (Some(e), Some(before)) => e > before,
+                _ => true,
+            }
         } else {
-            None
+            true
         };
         // Reverse futility: at a frontier node whose static evaluation beats beta by a
-        // margin per ply left, the opponent is not expected to catch up.
+        // margin per ply left (a ply fewer when improving), the opponent is not expected
+        // to catch up.
         if let Some(e) = eval
             && level.futility > 0
             && depth <= FUTILITY_DEPTH
             && beta.abs() < MATE_BOUND
-            && e - level.futility * depth >= beta
+            && e - level.futility * (depth - (level.improving && improving) as i32) >= beta
         {
             self.lists[ply] = list;
             return e;
@@ -558,7 +713,8 @@ impl<N: Node> Search<'_, N> {
         // Null move: if passing the turn still leaves the side to move at or above beta
         // after a search R plies shallower, a real action would too (unless in zugzwang,
         // which the back end's and `has_officers`'s conditions make rare). R grows with
-        // the depth: 3 plies, and one more every 3.
+        // the depth (3 plies, and one more every 3) and with the margin over beta (one
+        // more per 200 centipawns, up to 3).
         if level.null_move
             && !pv_node
             && !in_check
@@ -569,9 +725,11 @@ impl<N: Node> Search<'_, N> {
             && eval.is_some_and(|e| e >= beta)
             && self.node.make_null()
         {
-            let r = 3 + depth / 3;
+            let over = eval.map_or(0, |e| ((e - beta) / 200).min(3));
+            let r = 3 + depth / 3 + over;
             self.keys.push(self.node.key());
             self.null[ply + 1] = true;
+            self.moved[ply + 1] = None;
             let score = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1);
             self.null[ply + 1] = false;
             self.keys.pop();
@@ -607,9 +765,10 @@ impl<N: Node> Search<'_, N> {
             && alpha.abs() < MATE_BOUND
             && eval.is_some_and(|e| e + level.futility * depth <= alpha);
         // Late move pruning: near the frontier, off the PV, only the first quiet actions
-        // in the order are tried.
+        // in the order are tried (half as many where the evaluation is not improving).
         let lmp = if level.late_move_pruning && !pv_node && !in_check && depth <= LMP_DEPTH {
-            (3 + depth * depth) as usize
+            let n = (3 + depth * depth) as usize;
+            if improving { n } else { n / 2 + 1 }
         } else {
             usize::MAX
         };
@@ -630,6 +789,16 @@ impl<N: Node> Search<'_, N> {
                 if quiet && below_killers && searched >= lmp {
                     continue;
                 }
+                // Near the frontier, a late quiet action that did badly after both the
+                // opponent's last action and the side's own (continuation history).
+                if quiet
+                    && below_killers
+                    && !in_check
+                    && depth <= CONTINUATION_PRUNING_DEPTH
+                    && self.cont_slots(self.move_key(a), ply).iter().all(|s| s.is_some_and(|s| self.h.cont[s] < 0))
+                {
+                    continue;
+                }
                 // A capture that loses more than a margin per ply in the exchange.
                 if level.see
                     && !pv_node
@@ -644,6 +813,9 @@ impl<N: Node> Search<'_, N> {
             }
             // Reducible: late in the order (below the killers), and quiet.
             let late = level.reductions && searched >= 3 && below_killers && quiet;
+            let key = self.move_key(a);
+            let stat = if late && level.history { self.quiet_stat(a, key, ply) } else { 0 };
+            self.moved[ply + 1] = Some(key);
             if !self.node.make(a) {
                 continue;
             }
@@ -661,8 +833,15 @@ impl<N: Node> Search<'_, N> {
                 // nor into check, is tried shallower first.
                 let r = if late && depth >= 3 && !in_check && !gives_check {
                     let mut r = self.lmr[(depth as usize).min(63)][(searched + 1).min(63)] as i32 - pv_node as i32;
-                    // One ply more for an action whose history is bad.
-                    if level.history && self.history[self.history_index(a)] < 0 {
+                    // One ply more for an action whose history is bad; with continuation,
+                    // one less or more per HISTORY_MAX of the figures' sum beyond that.
+                    if stat < 0 {
+                        r += 1;
+                    }
+                    if !self.h.cont.is_empty() {
+                        r -= stat / HISTORY_MAX;
+                    }
+                    if !improving {
                         r += 1;
                     }
                     r.clamp(0, depth - 2)
@@ -705,13 +884,12 @@ impl<N: Node> Search<'_, N> {
                             let h = self.history_index(a);
                             if level.history {
                                 let bonus = (depth * depth * 16).min(HISTORY_BONUS_MAX);
-                                self.nudge(h, bonus);
-                                for &q in &quiets {
-                                    let hq = self.history_index(q);
-                                    self.nudge(hq, -bonus);
+                                self.reward(a, key, ply, bonus);
+                                for &(q, qkey) in &quiets {
+                                    self.reward(q, qkey, ply, -bonus);
                                 }
                             } else {
-                                self.history[h] = (self.history[h] + depth * depth).min(1 << 24);
+                                self.h.history[h] = (self.h.history[h] + depth * depth).min(1 << 24);
                             }
                         }
                         break;
@@ -719,7 +897,7 @@ impl<N: Node> Search<'_, N> {
                 }
             }
             if quiet && level.history {
-                quiets.push(a);
+                quiets.push((a, key));
             }
         }
         self.quiets[ply] = quiets;
@@ -727,7 +905,7 @@ impl<N: Node> Search<'_, N> {
         self.scores[ply] = scores;
         if searched == 0 {
             // Every action was refused by the rules: judge the position as it stands.
-            return self.node.evaluate();
+            return self.evaluate();
         }
         let bound = if best >= beta {
             Bound::Lower
@@ -747,7 +925,7 @@ impl<N: Node> Search<'_, N> {
         match self.actions(ply) {
             Ok(list) => {
                 self.lists[ply] = list;
-                self.node.evaluate()
+                self.evaluate()
             }
             Err(score) => score,
         }
@@ -777,13 +955,29 @@ impl<N: Node> Search<'_, N> {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if ply >= MAX_PLY - 1 || qply >= MAX_QUIESCENCE {
-            return self.node.evaluate();
+            return self.evaluate();
         }
         // Evasions are searched only in the first plies of quiescence: with drops, every
         // check can be blocked on many squares by many kinds, and check, block, capture
         // could go on to the limit. Deeper, a check is judged like a quiet position.
         let checked = in_check;
         let in_check = in_check && qply < QUIESCENCE_EVASIONS;
+        // The table: a stored bound that settles the window ends it here (any depth
+        // covers quiescence), and its action is tried first.
+        let key = self.node.key();
+        let entry = self.tt.probe(key);
+        if let Some(e) = entry {
+            let s = from_tt(e.score, ply);
+            match e.bound {
+                Bound::Exact => return s,
+                Bound::Lower if s >= beta => return s,
+                Bound::Upper if s <= alpha => return s,
+                _ => {}
+            }
+        }
+        let tt_move = entry.and_then(|e| e.best);
+        let alpha0 = alpha;
+        let mut best_move = None;
         let mut best = -INF;
         let mut stand = -INF;
         if !in_check {
@@ -792,7 +986,7 @@ impl<N: Node> Search<'_, N> {
             if let Some(v) = self.node.rule_verdict() {
                 return verdict_score(v, ply);
             }
-            stand = self.node.evaluate();
+            stand = self.evaluate();
             if stand >= beta {
                 return stand;
             }
@@ -827,7 +1021,7 @@ impl<N: Node> Search<'_, N> {
             }
             list[n] = a;
             n += 1;
-            scores.push(self.order_key(a, None, ply));
+            scores.push(self.order_key(a, tt_move, ply));
         }
         list.truncate(n);
         let mut searched = 0;
@@ -868,6 +1062,7 @@ impl<N: Node> Search<'_, N> {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    best_move = Some(a);
                     if alpha >= beta {
                         break;
                     }
@@ -880,7 +1075,18 @@ impl<N: Node> Search<'_, N> {
             return 0;
         }
         if in_check && searched == 0 {
-            return self.node.evaluate();
+            return self.evaluate();
+        }
+        // Stored at depth 0, unless the table holds a deeper result for this position.
+        if entry.is_none_or(|e| e.depth <= 0) {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > alpha0 {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.store(key, Entry { best: best_move.map(Best::of), score: to_tt(best, ply), depth: 0, bound });
         }
         best
     }

@@ -154,6 +154,19 @@ impl<B: Bits> Node for FastNode<'_, B> {
         Piece::from_code(self.pos().code(a.from.index())).map_or(0, |p| self.ev.value[p.kind.index()])
     }
 
+    #[inline]
+    fn mover(&self, a: Action) -> u8 {
+        let pos = self.pos();
+        match a.promotion {
+            Some(kind) if a.is_drop() => Piece { kind, side: pos.stm }.code(),
+            _ => pos.code(a.from.index()),
+        }
+    }
+
+    fn shape(&self) -> (usize, usize) {
+        (2 * self.v.kinds.len() + 1, self.v.geometry.len())
+    }
+
     /// The swap algorithm on the square sets: each side recaptures on `a.to` with its
     /// least valuable attacker (sliders behind a piece that left join in), and stops when
     /// going on would lose. A royal piece recaptures only onto a square the other side no
@@ -305,7 +318,7 @@ pub(crate) fn search<B: Bits>(pos: &Position<B>, v: &Variant, job: &mut Job<'_>)
         progress: job.progress,
     };
     let bits = (10 + 2 * job.level.depth).clamp(12, 20);
-    job.with_table(bits, |tt| engine::run(node, &params, tt))
+    job.with_table(bits, |tt, h| engine::run(node, &params, tt, h))
 }
 
 /// The static exchange value of the capture `a` in `pos` ([`Node::see`]).

@@ -112,24 +112,25 @@ impl Clock {
     }
 }
 
-/// A transposition table kept from one search to the next (an engine session's `Hash`):
-/// what was learnt about positions stays for the next move. Searches that are given
-/// none use a fresh table of their own.
-pub struct HashTable(tt::Table);
+/// A transposition table kept from one search to the next (an engine session's `Hash`),
+/// with the search's action histories: what was learnt about positions and actions stays
+/// for the next move. Searches that are given none use a fresh table of their own.
+pub struct HashTable(tt::Table, engine::Heuristics);
 
 impl HashTable {
     /// A table of at most `megabytes` (16 bytes an entry, a power of two of them; at
-    /// least 1024 entries).
+    /// least 1024 entries). The histories come on top (a few megabytes at most).
     pub fn with_megabytes(megabytes: usize) -> HashTable {
-        HashTable(tt::Table::new(tt::bits_for(megabytes)))
+        HashTable(tt::Table::new(tt::bits_for(megabytes)), engine::Heuristics::default())
     }
 
     /// Forgets everything (a new game).
     pub fn clear(&mut self) {
         self.0.clear();
+        self.1.clear();
     }
 
-    /// Its size in bytes.
+    /// The transposition table's size in bytes.
     pub fn bytes(&self) -> usize {
         self.0.bytes()
     }
@@ -199,11 +200,16 @@ pub(crate) struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// Runs `f` with the caller's table, or a fresh one of `2^bits` entries.
-    pub(crate) fn with_table<R>(&mut self, bits: u32, f: impl FnOnce(&mut tt::Table) -> R) -> R {
+    /// Runs `f` with the caller's table and histories, or fresh ones (a table of
+    /// `2^bits` entries).
+    pub(crate) fn with_table<R>(
+        &mut self,
+        bits: u32,
+        f: impl FnOnce(&mut tt::Table, &mut engine::Heuristics) -> R,
+    ) -> R {
         match self.table.as_deref_mut() {
-            Some(HashTable(t)) => f(t),
-            None => f(&mut tt::Table::new(bits)),
+            Some(HashTable(t, h)) => f(t, h),
+            None => f(&mut tt::Table::new(bits), &mut engine::Heuristics::default()),
         }
     }
 }

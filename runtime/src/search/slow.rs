@@ -10,7 +10,7 @@ use crate::action::Action;
 use crate::game::Game;
 use crate::hooks::Var;
 use crate::outcome::GameResult;
-use crate::piece::Side;
+use crate::piece::{Piece, Side};
 use crate::variant::Verdict;
 
 use super::engine::{self, Node, Params};
@@ -114,6 +114,18 @@ impl Node for SlowNode<'_> {
         self.game.piece_at(a.from).map_or(0, |p| self.ev.value[p.kind.index()])
     }
 
+    fn mover(&self, a: Action) -> u8 {
+        match a.promotion {
+            Some(kind) if a.is_drop() => Piece { kind, side: self.game.to_move() }.code(),
+            _ => self.game.piece_at(a.from).map_or(0, |p| p.code()),
+        }
+    }
+
+    fn shape(&self) -> (usize, usize) {
+        let v = self.game.variant();
+        (2 * v.kinds.len() + 1, v.geometry.len())
+    }
+
     fn kind_value(&self, kind: usize) -> i32 {
         self.ev.value[kind]
     }
@@ -147,5 +159,5 @@ pub(crate) fn search(game: &Game, job: &mut Job<'_>) -> Option<SearchResult> {
         stop: job.stop,
         progress: job.progress,
     };
-    job.with_table(16, |tt| engine::run(node, &params, tt))
+    job.with_table(16, |tt, h| engine::run(node, &params, tt, h))
 }

@@ -131,11 +131,12 @@ fn scores(variant: &Variant, games: &[Game], weights: &Weights, table: &mut Hash
     let pieces = AiConfig::from_variant(variant).map(|c| c.pieces).unwrap_or_default();
     let evaluator = Evaluator::new(variant, weights, &pieces);
     let level = scoring_level();
+    // Quiescence reads and writes the table: what it holds from other weights is stale,
+    // so it starts empty; within one set of weights it serves every position.
+    table.clear();
     games
         .iter()
         .map(|g| {
-            // A one-ply search never reads the table (its children go straight to
-            // quiescence, which does not), so one table serves every position.
             let think = Think { clock: Some(Clock::Off), table: Some(&mut *table), ..Think::default() };
             g.think_evaluated(&evaluator, &level, think).map_or(0, |r| r.score.clamp(-SCORE_CAP, SCORE_CAP))
         })
