@@ -250,6 +250,31 @@ fn lmr_table() -> Vec<[u8; 64]> {
         .collect()
 }
 
+/// The score a table entry gives a node at `ply` searched inside `(alpha, beta)`, if its
+/// bound settles the window.
+#[inline]
+fn settled(e: Entry, alpha: i32, beta: i32, ply: usize) -> Option<i32> {
+    let s = from_tt(e.score, ply);
+    match e.bound {
+        Bound::Exact => Some(s),
+        Bound::Lower if s >= beta => Some(s),
+        Bound::Upper if s <= alpha => Some(s),
+        _ => None,
+    }
+}
+
+/// What a node's result `best` is, searched from the window `(alpha0, beta)`.
+#[inline]
+fn bound_of(best: i32, alpha0: i32, beta: i32) -> Bound {
+    if best >= beta {
+        Bound::Lower
+    } else if best > alpha0 {
+        Bound::Exact
+    } else {
+        Bound::Upper
+    }
+}
+
 /// A history figure moved by `bonus` with gravity: it stays within ±[`HISTORY_MAX`]
 /// (so a continuation figure fits 16 bits).
 #[inline]
@@ -658,14 +683,9 @@ impl<N: Node> Search<'_, N> {
         if let Some(e) = entry
             && !pv_node
             && e.depth >= depth
+            && let Some(s) = settled(e, alpha, beta, ply)
         {
-            let s = from_tt(e.score, ply);
-            match e.bound {
-                Bound::Exact => return s,
-                Bound::Lower if s >= beta => return s,
-                Bound::Upper if s <= alpha => return s,
-                _ => {}
-            }
+            return s;
         }
 
         let mut list = match self.actions(ply) {
@@ -907,13 +927,7 @@ impl<N: Node> Search<'_, N> {
             // Every action was refused by the rules: judge the position as it stands.
             return self.evaluate();
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha0 {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = bound_of(best, alpha0, beta);
         self.tt.store(key, Entry { best: best_move.map(Best::of), score: to_tt(best, ply), depth, bound });
         best
     }
@@ -966,14 +980,8 @@ impl<N: Node> Search<'_, N> {
         // covers quiescence), and its action is tried first.
         let key = self.node.key();
         let entry = self.tt.probe(key);
-        if let Some(e) = entry {
-            let s = from_tt(e.score, ply);
-            match e.bound {
-                Bound::Exact => return s,
-                Bound::Lower if s >= beta => return s,
-                Bound::Upper if s <= alpha => return s,
-                _ => {}
-            }
+        if let Some(s) = entry.and_then(|e| settled(e, alpha, beta, ply)) {
+            return s;
         }
         let tt_move = entry.and_then(|e| e.best);
         let alpha0 = alpha;
@@ -1079,13 +1087,7 @@ impl<N: Node> Search<'_, N> {
         }
         // Stored at depth 0, unless the table holds a deeper result for this position.
         if entry.is_none_or(|e| e.depth <= 0) {
-            let bound = if best >= beta {
-                Bound::Lower
-            } else if best > alpha0 {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = bound_of(best, alpha0, beta);
             self.tt.store(key, Entry { best: best_move.map(Best::of), score: to_tt(best, ply), depth: 0, bound });
         }
         best
