@@ -1,9 +1,11 @@
 //! One alpha-beta for both back ends: iterative deepening with aspiration windows,
-//! negamax with principal variation search, a transposition table, move ordering (table
-//! move, captures by victim and attacker value, killers, history), quiescence on
-//! captures, check extensions, late move reductions and null-move pruning (per level),
-//! repetition as a draw, and mate scores that prefer the shorter mate. An iteration cut
-//! short by time still counts for the root moves it finished.
+//! negamax with principal variation search, a transposition table (read and written by
+//! quiescence too), an evaluation cache, move ordering (table move, captures by victim
+//! and attacker value, killers, history and continuation history), quiescence on
+//! captures, check extensions, and per level late move reductions, null-move pruning,
+//! futility, late move pruning, static exchange pruning and "improving"; repetition as a
+//! draw, and mate scores that prefer the shorter mate. An iteration cut short by time
+//! still counts for the root moves it finished.
 //!
 //! The position it searches is a [`Node`]: the fast back end (a bare position, copy-make)
 //! or the slow one (a whole `Game`, hooks included). Nothing here knows which.
