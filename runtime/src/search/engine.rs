@@ -277,8 +277,9 @@ fn bound_of(best: i32, alpha0: i32, beta: i32) -> Bound {
     }
 }
 
-/// A history figure moved by `bonus` with gravity: it stays within ±[`HISTORY_MAX`]
-/// (so a continuation figure fits 16 bits).
+/// A history figure moved by `bonus` with gravity: the nearer the figure is to the bound
+/// on that side, the less it moves, so it stays within ±[`HISTORY_MAX`] (and a
+/// continuation figure fits 16 bits).
 #[inline]
 fn gravity(v: i32, bonus: i32) -> i32 {
     v + bonus - v * bonus.abs() / HISTORY_MAX
@@ -614,17 +615,11 @@ impl<N: Node> Search<'_, N> {
         [slot(self.moved[ply]), if ply >= 1 { slot(self.moved[ply - 1]) } else { None }]
     }
 
-    /// Moves a history figure by `bonus` (positive or negative) with gravity: the nearer
-    /// the figure is to the bound on that side, the less it moves.
-    #[inline]
-    fn nudge(&mut self, h: usize, bonus: i32) {
-        self.h.history[h] = gravity(self.h.history[h], bonus);
-    }
-
-    /// [`Search::nudge`] for a quiet action's history and continuation figures.
+    /// Moves a quiet action's history and continuation figures by `bonus` (positive or
+    /// negative) with [`gravity`]. `key` is [`Search::move_key`] of `a`.
     fn reward(&mut self, a: Action, key: u32, ply: usize, bonus: i32) {
         let h = self.history_index(a);
-        self.nudge(h, bonus);
+        self.h.history[h] = gravity(self.h.history[h], bonus);
         for slot in self.cont_slots(key, ply).into_iter().flatten() {
             self.h.cont[slot] = gravity(self.h.cont[slot] as i32, bonus) as i16;
         }
@@ -711,9 +706,8 @@ impl<N: Node> Search<'_, N> {
         // Improving: the static evaluation is above the one of the side's last turn
         // (taken as true where either is unknown, and always without the level's flag).
         let improving = if level.improving {
-            let now = raw;
-            self.evals[ply] = now;
-            match (now, ply.checked_sub(2).and_then(|p| self.evals[p])) {
+            self.evals[ply] = raw;
+            match (raw, ply.checked_sub(2).and_then(|p| self.evals[p])) {
                 (Some(e), Some(before)) => e > before,
                 _ => true,
             }
@@ -807,6 +801,7 @@ impl<N: Node> Search<'_, N> {
             let quiet = self.is_quiet(a);
             // Below the killers in the order (bad captures are too).
             let below_killers = scores[i] < (1 << 26) - 1;
+            let key = self.move_key(a);
             if searched > 0 && best > -MATE_BOUND {
                 if quiet && below_killers && searched >= lmp {
                     continue;
@@ -817,7 +812,7 @@ impl<N: Node> Search<'_, N> {
                     && below_killers
                     && !in_check
                     && depth <= CONTINUATION_PRUNING_DEPTH
-                    && self.cont_slots(self.move_key(a), ply).iter().all(|s| s.is_some_and(|s| self.h.cont[s] < 0))
+                    && self.cont_slots(key, ply).iter().all(|s| s.is_some_and(|s| self.h.cont[s] < 0))
                 {
                     continue;
                 }
@@ -835,7 +830,6 @@ impl<N: Node> Search<'_, N> {
             }
             // Reducible: late in the order (below the killers), and quiet.
             let late = level.reductions && searched >= 3 && below_killers && quiet;
-            let key = self.move_key(a);
             let stat = if late && level.history { self.quiet_stat(a, key, ply) } else { 0 };
             self.moved[ply + 1] = Some(key);
             if !self.node.make(a) {

@@ -119,7 +119,7 @@ pub struct HashTable(tt::Table, engine::Heuristics);
 
 impl HashTable {
     /// A table of at most `megabytes` (16 bytes an entry, a power of two of them; at
-    /// least 1024 entries). The histories come on top (a few megabytes at most).
+    /// least 1024 entries). The histories come on top (16 MB at most, 1 to 4 for chess-sized boards).
     pub fn with_megabytes(megabytes: usize) -> HashTable {
         HashTable(tt::Table::new(tt::bits_for(megabytes)), engine::Heuristics::default())
     }
