@@ -325,6 +325,7 @@ fn ai_keys_override_the_defaults() {
             history: false,
             continuation: false,
             improving: false,
+            singular: false,
         }
     );
     let names: Vec<&str> = c.levels.iter().map(|(n, _)| n.as_str()).collect();
@@ -425,7 +426,7 @@ fn ai_problems_are_located_with_suggestions() {
         problems("[ai.levels.master]\ndepth = \"five\"\nquiesence = true\n"),
         [
             "variant.toml:3:9: `ai.levels.master.depth` must be a whole number, not the text \"five\"",
-            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir, history, continuation, improving",
+            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir, history, continuation, improving, singular",
         ]
     );
     assert_eq!(
@@ -1061,6 +1062,45 @@ fn continuation_history_and_improving_keep_tactics_and_are_set_from_toml() {
     assert_eq!(
         problems("[ai.levels.master]\nimproving = \"yes\"\n"),
         ["variant.toml:3:13: `ai.levels.master.improving` must be true or false, not the text \"yes\""]
+    );
+}
+
+#[test]
+fn singular_extensions_work_from_depth_eight_keep_tactics_and_are_set_from_toml() {
+    let config = AiConfig::default();
+    let master = Level { deepen: false, ..*config.level("master").unwrap() };
+    let italian = game("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+    let search = |depth: u32, singular: bool| {
+        italian.search(&config, &Level { depth, singular, ..master }, 0, Clock::Off).unwrap()
+    };
+    // Below a root of depth 7 no node has depth 8 (a check extends a ply, no more than
+    // the ply it costs): nothing changes. At 8 a line of checks reaches one.
+    assert_eq!(search(7, true), search(7, false));
+    assert_ne!(search(8, true).nodes, search(8, false).nodes);
+    // At depth 10 the nodes of depth 8 and 9 try it: the tree changes, reproducibly.
+    let (on, off) = (search(10, true), search(10, false));
+    assert_eq!((on.depth, off.depth), (10, 10));
+    assert_ne!(on.nodes, off.nodes);
+    assert_eq!(search(10, true), on);
+    assert!(italian.legal_actions().contains(&on.action));
+    // The same tactics with and without it.
+    for singular in [true, false] {
+        let level = Level { depth: 10, singular, ..master };
+        let g = game(MATE_IN_2);
+        let r = g.search(&config, &level, 0, Clock::Off).unwrap();
+        assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)));
+        let g = game(HANGING_QUEEN);
+        assert_eq!(text(&g, &g.search(&config, &level, 0, Clock::Off).unwrap()), "f3-h4");
+    }
+    // Master has it; the others not; TOML sets it.
+    let on: Vec<bool> = config.levels.iter().map(|(_, l)| l.singular).collect();
+    assert_eq!(on, [false, false, true]);
+    let v = load(&folder("[ai.levels.veteran]\nsingular = true\n\n[ai.levels.master]\nsingular = false\n", None));
+    let c = AiConfig::from_variant(&v).unwrap();
+    assert_eq!((c.level("veteran").unwrap().singular, c.level("master").unwrap().singular), (true, false));
+    assert_eq!(
+        problems("[ai.levels.master]\nsingular = 2\n"),
+        ["variant.toml:3:12: `ai.levels.master.singular` must be true or false, not the number 2"]
     );
 }
 

@@ -70,6 +70,8 @@
 //!                       # before (master's; needs history)
 //! improving = true      # prune and reduce more where the evaluation fell since the
 //!                       # side's last turn (master's)
+//! singular = true       # the table's move a ply deeper where every other falls short
+//!                       # of it (singular extension, master's)
 //! ```
 //!
 //! `depth` is the cap whenever no time is given from outside (`--no-clock`, UCI
@@ -287,9 +289,10 @@ pub struct Level {
     /// A node budget (0 = none), checked like the time budget but reproducible.
     pub nodes: u64,
     /// Late move reductions: quiet actions tried late (after the table's move, captures
-    /// and killers) are searched a ply or two shallower first, and again at full depth
-    /// only if they beat the best so far. Deeper search in the same time, at a small
-    /// risk of missing a quiet move's point.
+    /// and killers) are searched shallower first (more so the later they come, and two
+    /// plies more at an expected cut node), and again at full depth only if they beat the
+    /// best so far. Deeper search in the same time, at a small risk of missing a quiet
+    /// move's point.
     pub reductions: bool,
     /// Null-move pruning: where the side to move, not in check and with pieces other
     /// than royal and `progress` ones (so that passing is rarely its best), would still
@@ -335,6 +338,12 @@ pub struct Level {
     /// not, late move pruning keeps half the actions, late moves are reduced a ply more,
     /// and when it is, reverse futility's margin is a ply smaller.
     pub improving: bool,
+    /// Singular extension: at a node of depth 8 or more whose transposition-table entry
+    /// (a lower bound or exact, at most 3 plies shallower) has an action, the other
+    /// actions are searched to half the depth against the entry's score less 2
+    /// centipawns per ply; if none reaches it the table's action is searched a ply
+    /// deeper, and if that bound is at or above beta anyway the node is cut (multi-cut).
+    pub singular: bool,
 }
 
 impl Level {
@@ -421,6 +430,7 @@ pub fn default_levels() -> Vec<(String, Level)> {
                 history: true,
                 continuation: true,
                 improving: true,
+                singular: true,
                 ..l(5, 8000, 0, true)
             },
         ),
@@ -464,7 +474,7 @@ pub const WEIGHT_KEYS: [&str; 28] = [
     "passed_free",
     "outpost",
 ];
-const LEVEL_KEYS: [&str; 15] = [
+const LEVEL_KEYS: [&str; 16] = [
     "depth",
     "time_ms",
     "noise",
@@ -480,6 +490,7 @@ const LEVEL_KEYS: [&str; 15] = [
     "history",
     "continuation",
     "improving",
+    "singular",
 ];
 
 impl AiConfig {
@@ -765,7 +776,7 @@ impl Cx<'_> {
                         }
                     }
                     "quiescence" | "reductions" | "null_move" | "deepen" | "late_move_pruning" | "see" | "iir"
-                    | "history" | "continuation" | "improving" => match value {
+                    | "history" | "continuation" | "improving" | "singular" => match value {
                         toml::Value::Boolean(b) => {
                             *match key.as_str() {
                                 "quiescence" => &mut level.quiescence,
@@ -777,6 +788,7 @@ impl Cx<'_> {
                                 "history" => &mut level.history,
                                 "continuation" => &mut level.continuation,
                                 "improving" => &mut level.improving,
+                                "singular" => &mut level.singular,
                                 _ => &mut level.deepen,
                             } = *b
                         }

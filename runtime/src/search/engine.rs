@@ -2,10 +2,11 @@
 //! negamax with principal variation search, a transposition table (read and written by
 //! quiescence too), an evaluation cache, move ordering (table move, captures by victim
 //! and attacker value, killers, history and continuation history), quiescence on
-//! captures, check extensions, and per level late move reductions, null-move pruning,
-//! futility, late move pruning, static exchange pruning and "improving"; repetition as a
-//! draw, and mate scores that prefer the shorter mate. An iteration cut short by time
-//! still counts for the root moves it finished.
+//! captures, check extensions, and per level late move reductions (a ply more at expected
+//! cut nodes), null-move pruning, futility, late move pruning, static exchange pruning,
+//! "improving" and singular extensions; repetition as a draw, and mate scores that prefer
+//! the shorter mate. An iteration cut short by time still counts for the root moves it
+//! finished.
 //!
 //! The position it searches is a [`Node`]: the fast back end (a bare position, copy-make)
 //! or the slow one (a whole `Game`, hooks included). Nothing here knows which.
@@ -46,6 +47,11 @@ const LMP_DEPTH: i32 = 4;
 const IIR_DEPTH: i32 = 4;
 /// Captures losing more than this per ply left (by SEE) are pruned near the frontier.
 const SEE_MARGIN: i32 = 100;
+
+/// Singular extensions work from this depth, with a margin of this many centipawns per
+/// ply below the table's score.
+const SINGULAR_DEPTH: i32 = 8;
+const SINGULAR_MARGIN: i32 = 2;
 
 /// A position the search can walk: the back ends implement it.
 pub(crate) trait Node {
@@ -183,6 +189,8 @@ struct Search<'a, N: Node> {
     moved: Vec<Option<u32>>,
     /// The static evaluation at each ply of the line (None in check or not taken).
     evals: Vec<Option<i32>>,
+    /// The action a singular-extension search leaves out at each ply.
+    excluded: Vec<Option<Action>>,
     /// Static evaluations by position key, one per slot ([`EVAL_CACHE`] of them): a
     /// position recurs through transpositions and between the search and quiescence.
     eval_cache: Vec<(u64, i32)>,
@@ -223,13 +231,15 @@ fn from_tt(s: i32, ply: usize) -> i32 {
 }
 
 /// Late move reductions, logarithmic in the depth and in the action's number in the
-/// order: `LMR_BASE + ln(depth)·ln(number)/LMR_DIVISOR` plies (rounded down).
+/// order: `LMR_BASE + ln(depth)·ln(number)/LMR_DIVISOR` plies (rounded down), and
+/// `CUT_REDUCTION` more at an expected cut node.
 const LMR_BASE: f64 = 0.75;
+const LMR_DIVISOR: f64 = 1.75;
+const CUT_REDUCTION: i32 = 2;
 /// The bound of a quiet action's history with the level's `history` (gravity keeps it
 /// inside), and the largest bonus (or malus) one cutoff gives.
 const HISTORY_MAX: i32 = 16_384;
 const HISTORY_BONUS_MAX: i32 = 2_000;
-const LMR_DIVISOR: f64 = 2.25;
 /// The most entries of the continuation history (2 bytes each, a power of two): boards
 /// and piece sets whose key pairs are more share slots.
 const CONTINUATION_MAX: usize = 1 << 23;
@@ -325,6 +335,7 @@ pub(crate) fn run<N: Node>(node: N, p: &Params<'_>, tt: &mut Table, h: &mut Heur
         squares: squares as u32,
         moved: vec![None; MAX_PLY + 2],
         evals: vec![None; MAX_PLY + 2],
+        excluded: vec![None; MAX_PLY + 1],
         eval_cache: vec![(0, 0); EVAL_CACHE],
         nodes: 0,
         seldepth: 0,
@@ -447,10 +458,10 @@ impl<N: Node> Search<'_, N> {
             // noisy scores.
             let d = depth as i32 - 1;
             let mut score = if i == 0 {
-                -self.search(d, -(beta - n), -(alpha - n), 1) + n
+                -self.search(d, -(beta - n), -(alpha - n), 1, false) + n
             } else {
-                let s = -self.search(d, -(alpha - n) - 1, -(alpha - n), 1) + n;
-                if s > alpha && !self.stopped { -self.search(d, -(beta - n), -(alpha - n), 1) + n } else { s }
+                let s = -self.search(d, -(alpha - n) - 1, -(alpha - n), 1, true) + n;
+                if s > alpha && !self.stopped { -self.search(d, -(beta - n), -(alpha - n), 1, false) + n } else { s }
             };
             self.keys.pop();
             self.node.unmake();
@@ -647,7 +658,10 @@ impl<N: Node> Search<'_, N> {
         scores.swap(i, best);
     }
 
-    fn search(&mut self, mut depth: i32, mut alpha: i32, mut beta: i32, ply: usize) -> i32 {
+    /// Negamax to `depth` in the window (alpha, beta). `cut`: an expected cut node (a
+    /// null-window child of a PV or all node, or a late move's), where late moves are
+    /// reduced a ply more; its children are expected all nodes and the reverse.
+    fn search(&mut self, mut depth: i32, mut alpha: i32, mut beta: i32, ply: usize, cut: bool) -> i32 {
         self.pv[ply].clear();
         if self.poll() {
             return 0;
@@ -677,8 +691,10 @@ impl<N: Node> Search<'_, N> {
         let key = self.node.key();
         let entry = self.tt.probe(key);
         let pv_node = beta - alpha > 1;
+        let excluded = self.excluded[ply];
         if let Some(e) = entry
             && !pv_node
+            && excluded.is_none()
             && e.depth >= depth
             && let Some(s) = settled(e, alpha, beta, ply)
         {
@@ -733,6 +749,7 @@ impl<N: Node> Search<'_, N> {
         // more per 200 centipawns, up to 3).
         if level.null_move
             && !pv_node
+            && excluded.is_none()
             && !in_check
             && depth >= 3
             && !self.null[ply]
@@ -746,7 +763,7 @@ impl<N: Node> Search<'_, N> {
             self.keys.push(self.node.key());
             self.null[ply + 1] = true;
             self.moved[ply + 1] = None;
-            let score = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1);
+            let score = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, !cut);
             self.null[ply + 1] = false;
             self.keys.pop();
             self.node.unmake();
@@ -765,6 +782,35 @@ impl<N: Node> Search<'_, N> {
         self.null[ply + 1] = false;
 
         let tt_move = entry.and_then(|e| e.best);
+        // Singular extension: the table's action, when every other one falls short of
+        // its score by a margin in a shallower search, is searched a ply deeper.
+        let mut singular = false;
+        if level.singular
+            && depth >= SINGULAR_DEPTH
+            && excluded.is_none()
+            && let (Some(e), Some(m)) = (entry, tt_move)
+            && e.depth >= depth - 3
+            && e.bound != Bound::Upper
+            && e.score.abs() < MATE_BOUND
+            && let Some(&a) = list.iter().find(|&&a| m.is(a))
+        {
+            let sbeta = from_tt(e.score, ply) - SINGULAR_MARGIN * depth;
+            self.excluded[ply] = Some(a);
+            let s = self.search((depth - 1) / 2, sbeta - 1, sbeta, ply, cut);
+            self.excluded[ply] = None;
+            self.pv[ply].clear();
+            if self.stopped {
+                self.lists[ply] = list;
+                return 0;
+            }
+            if s < sbeta {
+                singular = true;
+            } else if sbeta >= beta {
+                // Another action beats beta too (multi-cut).
+                self.lists[ply] = list;
+                return sbeta;
+            }
+        }
         // Internal iterative reduction: a deep node the table knows no action for is
         // likely not worth its full depth (and, searched shallower, gives the table one).
         if level.iir && depth >= IIR_DEPTH && tt_move.is_none() {
@@ -798,6 +844,9 @@ impl<N: Node> Search<'_, N> {
         for i in 0..list.len() {
             Self::pick(&mut list, &mut scores, i);
             let a = list[i];
+            if excluded == Some(a) {
+                continue;
+            }
             let quiet = self.is_quiet(a);
             // Below the killers in the order (bad captures are too).
             let below_killers = scores[i] < (1 << 26) - 1;
@@ -843,7 +892,8 @@ impl<N: Node> Search<'_, N> {
             self.keys.push(self.node.key());
             let mut score;
             if searched == 0 {
-                score = -self.search(depth - 1, -beta, -alpha, ply + 1);
+                let extend = (singular && tt_move.is_some_and(|m| m.is(a))) as i32;
+                score = -self.search(depth - 1 + extend, -beta, -alpha, ply + 1, !pv_node && !cut);
             } else {
                 // A late quiet action (below the killers in the order), neither out of
                 // nor into check, is tried shallower first.
@@ -860,16 +910,19 @@ impl<N: Node> Search<'_, N> {
                     if !improving {
                         r += 1;
                     }
+                    if cut {
+                        r += CUT_REDUCTION;
+                    }
                     r.clamp(0, depth - 2)
                 } else {
                     0
                 };
-                score = -self.search(depth - 1 - r, -alpha - 1, -alpha, ply + 1);
+                score = -self.search(depth - 1 - r, -alpha - 1, -alpha, ply + 1, true);
                 if r > 0 && score > alpha && !self.stopped {
-                    score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1);
+                    score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1, !cut);
                 }
                 if score > alpha && score < beta && !self.stopped {
-                    score = -self.search(depth - 1, -beta, -alpha, ply + 1);
+                    score = -self.search(depth - 1, -beta, -alpha, ply + 1, false);
                 }
             }
             self.keys.pop();
@@ -920,11 +973,14 @@ impl<N: Node> Search<'_, N> {
         self.lists[ply] = list;
         self.scores[ply] = scores;
         if searched == 0 {
-            // Every action was refused by the rules: judge the position as it stands.
-            return self.evaluate();
+            // Left out the only action: it is singular. Every action refused by the
+            // rules: judge the position as it stands.
+            return if excluded.is_some() { alpha } else { self.evaluate() };
         }
-        let bound = bound_of(best, alpha0, beta);
-        self.tt.store(key, Entry { best: best_move.map(Best::of), score: to_tt(best, ply), depth, bound });
+        if excluded.is_none() {
+            let bound = bound_of(best, alpha0, beta);
+            self.tt.store(key, Entry { best: best_move.map(Best::of), score: to_tt(best, ply), depth, bound });
+        }
         best
     }
 
