@@ -990,6 +990,15 @@ fn pruning_shrinks_fixed_depth_trees_and_keeps_tactics() {
     assert_eq!((l.futility, l.late_move_pruning, l.see, l.iir), (150, true, true, true));
 }
 
+/// The level still mates in two (Morphy's problem) and takes the hanging queen.
+fn keeps_tactics(config: &AiConfig, level: &Level) {
+    let g = game(MATE_IN_2);
+    let r = g.search(config, level, 0, Clock::Off).unwrap();
+    assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)));
+    let g = game(HANGING_QUEEN);
+    assert_eq!(text(&g, &g.search(config, level, 0, Clock::Off).unwrap()), "f3-h4");
+}
+
 #[test]
 fn history_with_maluses_keeps_tactics_and_is_set_from_toml() {
     let config = AiConfig::default();
@@ -997,11 +1006,7 @@ fn history_with_maluses_keeps_tactics_and_is_set_from_toml() {
     let plain = Level { history: false, ..master };
     // The same tactics with and without it, at the same depth.
     for level in [master, plain] {
-        let g = game(MATE_IN_2);
-        let r = g.search(&config, &level, 0, Clock::Off).unwrap();
-        assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)));
-        let g = game(HANGING_QUEEN);
-        assert_eq!(text(&g, &g.search(&config, &level, 0, Clock::Off).unwrap()), "f3-h4");
+        keeps_tactics(&config, &level);
     }
     // It changes the tree (the order of quiet actions and their reductions), reproducibly.
     let italian = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
@@ -1033,11 +1038,7 @@ fn continuation_history_and_improving_keep_tactics_and_are_set_from_toml() {
     let full = g.search(&config, &master, 0, Clock::Off).unwrap();
     for level in [Level { continuation: false, ..master }, Level { improving: false, ..master }] {
         // The same tactics with each switched off, at the same depth.
-        let m = game(MATE_IN_2);
-        let r = m.search(&config, &level, 0, Clock::Off).unwrap();
-        assert_eq!((text(&m, &r).as_str(), r.mate), ("a1-a6", Some(2)));
-        let q = game(HANGING_QUEEN);
-        assert_eq!(text(&q, &q.search(&config, &level, 0, Clock::Off).unwrap()), "f3-h4");
+        keeps_tactics(&config, &level);
         // Each changes the tree (the order and reductions of quiet actions, the pruning).
         let r = g.search(&config, &level, 0, Clock::Off).unwrap();
         assert_ne!(r.nodes, full.nodes);
@@ -1085,12 +1086,7 @@ fn singular_extensions_work_from_depth_eight_keep_tactics_and_are_set_from_toml(
     assert!(italian.legal_actions().contains(&on.action));
     // The same tactics with and without it.
     for singular in [true, false] {
-        let level = Level { depth: 10, singular, ..master };
-        let g = game(MATE_IN_2);
-        let r = g.search(&config, &level, 0, Clock::Off).unwrap();
-        assert_eq!((text(&g, &r).as_str(), r.mate), ("a1-a6", Some(2)));
-        let g = game(HANGING_QUEEN);
-        assert_eq!(text(&g, &g.search(&config, &level, 0, Clock::Off).unwrap()), "f3-h4");
+        keeps_tactics(&config, &Level { depth: 10, singular, ..master });
     }
     // Master has it; the others not; TOML sets it.
     let on: Vec<bool> = config.levels.iter().map(|(_, l)| l.singular).collect();
