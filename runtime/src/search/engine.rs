@@ -659,8 +659,9 @@ impl<N: Node> Search<'_, N> {
     }
 
     /// Negamax to `depth` in the window (alpha, beta). `cut`: an expected cut node (a
-    /// null-window child of a PV or all node, or a late move's), where late moves are
-    /// reduced a ply more; its children are expected all nodes and the reverse.
+    /// late move's null-window search, or the first child of an expected all node),
+    /// where late quiet moves are reduced `CUT_REDUCTION` plies more; its first child is
+    /// an expected all node, and an all node's first child a cut node.
     fn search(&mut self, mut depth: i32, mut alpha: i32, mut beta: i32, ply: usize, cut: bool) -> i32 {
         self.pv[ply].clear();
         if self.poll() {
@@ -784,7 +785,7 @@ impl<N: Node> Search<'_, N> {
         let tt_move = entry.and_then(|e| e.best);
         // Singular extension: the table's action, when every other one falls short of
         // its score by a margin in a shallower search, is searched a ply deeper.
-        let mut singular = false;
+        let mut singular = None;
         if level.singular
             && depth >= SINGULAR_DEPTH
             && excluded.is_none()
@@ -804,7 +805,7 @@ impl<N: Node> Search<'_, N> {
                 return 0;
             }
             if s < sbeta {
-                singular = true;
+                singular = Some(a);
             } else if sbeta >= beta {
                 // Another action beats beta too (multi-cut).
                 self.lists[ply] = list;
@@ -892,7 +893,7 @@ impl<N: Node> Search<'_, N> {
             self.keys.push(self.node.key());
             let mut score;
             if searched == 0 {
-                let extend = (singular && tt_move.is_some_and(|m| m.is(a))) as i32;
+                let extend = (singular == Some(a)) as i32;
                 score = -self.search(depth - 1 + extend, -beta, -alpha, ply + 1, !pv_node && !cut);
             } else {
                 // A late quiet action (below the killers in the order), neither out of
