@@ -702,13 +702,19 @@ impl<N: Node> Search<'_, N> {
             return s;
         }
 
-        let mut list = match self.actions(ply) {
-            Ok(list) => list,
-            Err(score) => return score,
-        };
         let level = self.p.level;
         // The static evaluation (not in check), where pruning or `improving` use it.
         let prunes = !pv_node && (level.null_move || level.futility > 0);
+        // Reverse futility and the null move need no move list: it is made after them,
+        // and before them only the verdicts that need none are asked, as quiescence does
+        // before standing pat. A stalemate at a node they cut is overlooked (rare, and
+        // off the PV). Where neither can cut, the list's verdicts end the game as before.
+        if prunes
+            && !in_check
+            && let Some(v) = self.node.rule_verdict()
+        {
+            return verdict_score(v, ply);
+        }
         let raw = if !in_check && (prunes || level.improving) { Some(self.evaluate()) } else { None };
         // For pruning (off the PV), the table's score where its bound says it is nearer
         // the truth.
@@ -740,7 +746,6 @@ impl<N: Node> Search<'_, N> {
             && beta.abs() < MATE_BOUND
             && e - level.futility * (depth - (level.improving && improving) as i32) >= beta
         {
-            self.lists[ply] = list;
             return e;
         }
         // Null move: if passing the turn still leaves the side to move at or above beta
@@ -769,7 +774,6 @@ impl<N: Node> Search<'_, N> {
             self.keys.pop();
             self.node.unmake();
             if self.stopped || score >= beta {
-                self.lists[ply] = list;
                 // A mate found after a pass is not proven: a bound of beta is.
                 return if self.stopped {
                     0
@@ -781,6 +785,10 @@ impl<N: Node> Search<'_, N> {
             }
         }
         self.null[ply + 1] = false;
+        let mut list = match self.actions(ply) {
+            Ok(list) => list,
+            Err(score) => return score,
+        };
 
         let tt_move = entry.and_then(|e| e.best);
         // Singular extension: the table's action, when every other one falls short of
