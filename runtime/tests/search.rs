@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use varia::search::{AiConfig, AiError, Backend, Clock, HashTable, Level, SearchResult, Think};
-use varia::{Game, Variant};
+use varia::{Game, GameResult, Reason, Variant};
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
@@ -141,6 +141,29 @@ fn a_winning_side_does_not_stalemate() {
     for level in ["novice", "veteran", "master"] {
         let r = best(&g, level, 0);
         assert_ne!(text(&g, &r), "c1-c7", "{level}");
+        assert!(r.score > 500, "{level}: {}", r.score);
+    }
+}
+
+// White is a queen up, but 98 plies have passed without a capture or a pawn move: after
+// a quiet piece move, black's reply makes 100 (a draw by the 50-move rule); a pawn move
+// starts the count again and keeps the win.
+const NO_PROGRESS: &str = "k7/8/8/8/8/8/P7/KQ6 w - - 98 80";
+
+#[test]
+fn a_draw_by_no_progress_is_seen_inside_the_tree() {
+    let mut quiet = game(NO_PROGRESS);
+    quiet.play("b1-b2").unwrap();
+    quiet.play("a8-a7").unwrap();
+    let o = quiet.outcome().unwrap();
+    assert_eq!((o.result, o.reason), (GameResult::Draw, Reason::NoProgress));
+
+    // The draw is two plies down, at a node the search asks for the verdicts that need no
+    // move list (before reverse futility and the null move, which need none either).
+    let g = game(NO_PROGRESS);
+    for level in ["veteran", "master"] {
+        let r = best(&g, level, 0);
+        assert!(["a2-a3", "a2-a4"].contains(&text(&g, &r).as_str()), "{level}: {}", text(&g, &r));
         assert!(r.score > 500, "{level}: {}", r.score);
     }
 }
