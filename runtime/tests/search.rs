@@ -1013,6 +1013,22 @@ fn pruning_shrinks_fixed_depth_trees_and_keeps_tactics() {
     assert_eq!((l.futility, l.late_move_pruning, l.see, l.iir), (150, true, true, true));
 }
 
+/// A level switch `key` (read by `get`): master's alone by default, set per level from
+/// TOML, and a number in its place refused where it stands.
+fn masters_switch_set_from_toml(key: &str, get: fn(&Level) -> bool) {
+    let on: Vec<bool> = AiConfig::default().levels.iter().map(|(_, l)| get(l)).collect();
+    assert_eq!(on, [false, false, true], "{key}");
+    let toml = format!("[ai.levels.veteran]\n{key} = true\n\n[ai.levels.master]\n{key} = false\n");
+    let c = AiConfig::from_variant(&load(&folder(&toml, None))).unwrap();
+    assert_eq!((get(c.level("veteran").unwrap()), get(c.level("master").unwrap())), (true, false), "{key}");
+    // The value's column: after the key and " = ".
+    let column = key.len() + 4;
+    assert_eq!(
+        problems(&format!("[ai.levels.master]\n{key} = 1\n")),
+        [format!("variant.toml:3:{column}: `ai.levels.master.{key}` must be true or false, not the number 1")]
+    );
+}
+
 /// The level still mates in two (Morphy's problem) and takes the hanging queen.
 fn keeps_tactics(config: &AiConfig, level: &Level) {
     let g = game(MATE_IN_2);
@@ -1039,15 +1055,7 @@ fn history_with_maluses_keeps_tactics_and_is_set_from_toml() {
     assert_ne!(a.nodes, b.nodes);
     assert_eq!(g.search(&config, &master, 0, Clock::Off).unwrap(), a);
     // Master has it; the others not; TOML sets it.
-    let on: Vec<bool> = config.levels.iter().map(|(_, l)| l.history).collect();
-    assert_eq!(on, [false, false, true]);
-    let v = load(&folder("[ai.levels.veteran]\nhistory = true\n\n[ai.levels.master]\nhistory = false\n", None));
-    let c = AiConfig::from_variant(&v).unwrap();
-    assert_eq!((c.level("veteran").unwrap().history, c.level("master").unwrap().history), (true, false));
-    assert_eq!(
-        problems("[ai.levels.master]\nhistory = 1\n"),
-        ["variant.toml:3:11: `ai.levels.master.history` must be true or false, not the number 1"]
-    );
+    masters_switch_set_from_toml("history", |l| l.history);
 }
 
 #[test]
@@ -1112,15 +1120,7 @@ fn singular_extensions_work_from_depth_eight_keep_tactics_and_are_set_from_toml(
         keeps_tactics(&config, &Level { depth: 10, singular, ..master });
     }
     // Master has it; the others not; TOML sets it.
-    let on: Vec<bool> = config.levels.iter().map(|(_, l)| l.singular).collect();
-    assert_eq!(on, [false, false, true]);
-    let v = load(&folder("[ai.levels.veteran]\nsingular = true\n\n[ai.levels.master]\nsingular = false\n", None));
-    let c = AiConfig::from_variant(&v).unwrap();
-    assert_eq!((c.level("veteran").unwrap().singular, c.level("master").unwrap().singular), (true, false));
-    assert_eq!(
-        problems("[ai.levels.master]\nsingular = 2\n"),
-        ["variant.toml:3:12: `ai.levels.master.singular` must be true or false, not the number 2"]
-    );
+    masters_switch_set_from_toml("singular", |l| l.singular);
 }
 
 #[test]

@@ -2,11 +2,11 @@
 //! negamax with principal variation search, a transposition table (read and written by
 //! quiescence too), an evaluation cache, move ordering (table move, captures by victim
 //! and attacker value, killers, history and continuation history), quiescence on
-//! captures, check extensions, and per level late move reductions (a ply more at expected
-//! cut nodes), null-move pruning, futility, late move pruning, static exchange pruning,
-//! "improving" and singular extensions; repetition as a draw, and mate scores that prefer
-//! the shorter mate. An iteration cut short by time still counts for the root moves it
-//! finished.
+//! captures, check extensions, and per level late move reductions (two plies more at
+//! expected cut nodes), null-move pruning, futility, late move pruning, static exchange
+//! pruning, "improving" and singular extensions; repetition as a draw, and mate scores
+//! that prefer the shorter mate. An iteration cut short by time still counts for the root
+//! moves it finished.
 //!
 //! The position it searches is a [`Node`]: the fast back end (a bare position, copy-make)
 //! or the slow one (a whole `Game`, hooks included). Nothing here knows which.
