@@ -442,7 +442,7 @@ fn ai_problems_are_located_with_suggestions() {
     assert_eq!(
         problems("[ai]\nmobilty = 3\n"),
         [
-            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, threat, pawn_threat, king_danger, hanging, pawn_shelter, pawn_storm, connected, passed_king, passed_free, outpost, levels, pieces"
+            "variant.toml:3:1: unknown key `ai.mobilty` (did you mean `mobility`?); expected one of material, mobility, centre, advance, king_shelter, king_centre, tempo, hp, royal_hp, stacks, guarded, passed, pair, open_file, doubled, isolated, king_attack, hand, threat, pawn_threat, king_danger, hanging, pawn_shelter, pawn_storm, connected, passed_king, passed_free, outpost, space, levels, pieces"
         ]
     );
     assert_eq!(
@@ -949,6 +949,26 @@ fn a_knight_on_an_outpost_gains() {
     // Black's knight on e4, defended by d5, in white's half: against white.
     let black = "4k3/8/8/3p4/4n3/8/8/4K3 w - - 0 1";
     assert_eq!(gain(black, "outpost", 30), -30);
+}
+
+#[test]
+fn space_counts_safe_central_squares_behind_the_pawns() {
+    // 1.e4 e5 2.d4, white to move. White's zone is c2-f4 (files c-f, ranks 2-4): without
+    // its pawns on c2, f2, d4, e4 eight squares, less f4 (the e5 pawn attacks it) seven;
+    // of them d2, d3 (behind d4) and e2, e3 (behind e4), which no black piece attacks,
+    // count twice: 11. Black's zone c7-f5: without c7, d7, f7, e5 eight, less c5, d5, f5
+    // (white's pawns attack them) five, and e6, e7 behind e5 twice: 7. Both sides have 16
+    // pieces: (11 − 7) × 15² = 900 units, × 160 / 1600 = 90 centipawns, all middlegame
+    // (every piece is on the board: the phase is full).
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/3PP3/8/PPP2PPP/RNBQKBNR w KQkq - 0 1";
+    assert_eq!(gain(fen, "space", 160), 90);
+    // For black to move, the same 90 against it.
+    let black = "rnbqkbnr/pppp1ppp/8/4p3/3PP3/8/PPP2PPP/RNBQKBNR b KQkq - 0 1";
+    assert_eq!(gain(black, "space", 160), -90);
+    // Without the queens less than three quarters of the starting material is left
+    // (4,600 of 6,400): no space term.
+    let thin = "rnb1kbnr/pppp1ppp/8/4p3/3PP3/8/PPP2PPP/RNB1KBNR w KQkq - 0 1";
+    assert_eq!(gain(thin, "space", 160), 0);
 }
 
 #[test]

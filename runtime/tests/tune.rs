@@ -98,7 +98,8 @@ fn a_kind_value_moves_toward_the_targets() {
 #[test]
 fn the_default_parameters_leave_out_material_and_tempo() {
     let keys: Vec<String> = Param::weights().iter().map(|p| p.key()).collect();
-    assert_eq!(keys.len(), 26); // the 28 keys of [ai] but material and tempo
+    assert_eq!(keys.len(), 27); // the 29 keys of [ai] but material and tempo
+    assert!(keys.contains(&"ai.space".to_string()));
     assert!(keys.contains(&"ai.mobility".to_string()));
     assert!(!keys.contains(&"ai.material".to_string()));
     assert!(!keys.contains(&"ai.tempo".to_string()));

@@ -39,6 +39,9 @@
 //! passed_free = 0       # ... its next square empty and not attacked: this / 10 × w
 //! outpost = 0           # per piece (not royal or `progress`) in the enemy half, defended
 //!                       # by an own `progress` piece, no enemy one able to come attack it
+//! space = 0             # middlegame, per side: (safe squares of its central files on
+//!                       # its ranks 2..half + those of them behind its own `progress`
+//!                       # pieces) × (its pieces − 1)² × this / 1600 (Stockfish 11's space)
 //!
 //! [ai.pieces.knight]    # per kind, learned from data (`varia tune --tables`); all optional
 //! mobility_mg = 2       # centipawns per square reached, added to `mobility`, middlegame
@@ -188,6 +191,13 @@ pub struct Weights {
     /// `progress` piece, that no enemy `progress` piece can come to attack (none on a
     /// file beside it further ahead): a knight's outpost.
     pub outpost: i32,
+    /// Middlegame space (Stockfish 11's): per side, the squares of the central files
+    /// (all but the two outermost on each side) on its ranks 2 to half the board that
+    /// are empty of its `progress` pieces and not attacked by the enemy's, plus those of
+    /// them one or two squares behind an own `progress` piece that no enemy piece
+    /// attacks, times (its pieces − 1)², times `space / 1600` centipawns; counted while
+    /// at least three quarters of the starting material (the game phase) is on the board.
+    pub space: i32,
 }
 
 impl Weights {
@@ -232,6 +242,7 @@ impl Weights {
             "passed_king" => &mut self.passed_king,
             "passed_free" => &mut self.passed_free,
             "outpost" => &mut self.outpost,
+            "space" => &mut self.space,
             _ => return None,
         })
     }
@@ -268,6 +279,7 @@ impl Default for Weights {
             passed_king: 0,
             passed_free: 0,
             outpost: 0,
+            space: 0,
         }
     }
 }
@@ -444,7 +456,7 @@ impl Default for AiConfig {
 }
 
 /// The names of the weights, as `[ai]` spells them (in [`Weights::get`]'s order).
-pub const WEIGHT_KEYS: [&str; 28] = [
+pub const WEIGHT_KEYS: [&str; 29] = [
     "material",
     "mobility",
     "centre",
@@ -473,6 +485,7 @@ pub const WEIGHT_KEYS: [&str; 28] = [
     "passed_king",
     "passed_free",
     "outpost",
+    "space",
 ];
 const LEVEL_KEYS: [&str; 16] = [
     "depth",

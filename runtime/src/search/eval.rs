@@ -123,6 +123,10 @@ pub(crate) struct Evaluator {
     passed_king: i32,
     passed_free: i32,
     outpost: i32,
+    space: i32,
+    /// Per side, for `space`: each square of its space zone with the (up to two)
+    /// squares in front of it on its file (`usize::MAX` off the board).
+    space_zone: [Vec<(usize, [usize; 2])>; 2],
     /// Per kind, with king_danger: the weight of an attacker of the royal ring, and the
     /// danger a safe check adds.
     danger_attack: [i32; MAX_KINDS],
@@ -274,6 +278,8 @@ impl Evaluator {
             passed_king: w.passed_king,
             passed_free: w.passed_free,
             outpost: w.outpost,
+            space: w.space,
+            space_zone: [Vec::new(), Vec::new()],
             danger_attack: std::array::from_fn(|k| {
                 pieces.get(k).and_then(|p| p.danger_attack).unwrap_or(DANGER_ATTACK)
             }),
@@ -409,6 +415,22 @@ impl Evaluator {
                 }
             }
         }
+        // Space: the central files (all but two on each side, on boards of six files or
+        // more) on the side's ranks 2 to half the board.
+        let (files, ranks) = (g.files as i32, g.ranks as i32);
+        let edge = if files >= 6 { 2 } else { 0 };
+        for side in Side::BOTH {
+            let forward = if side == Side::White { 1 } else { -1 };
+            for sq in g.squares() {
+                let (f, r) = (g.file(sq) as i32, g.rank(sq) as i32);
+                let rel = if side == Side::White { r } else { ranks - 1 - r };
+                if f < edge || f >= files - edge || rel < 1 || rel >= ranks / 2 {
+                    continue;
+                }
+                let front = |n: i32| g.at(f, r + n * forward).map_or(usize::MAX, |s| s.index());
+                e.space_zone[side.index()].push((sq.index(), [front(1), front(2)]));
+            }
+        }
         // The first of the most valuable, as `max_by_key` keeps the last.
         e.top = (0..nkinds).filter(|&k| e.mobile & (1 << k) != 0).rev().max_by_key(|&k| e.value[k]);
         // The phase's full scale: the material of the starting position.
@@ -468,7 +490,8 @@ impl Evaluator {
             || self.hanging != 0
             || self.connected != 0
             || self.passed_free != 0
-            || self.outpost != 0;
+            || self.outpost != 0
+            || self.space != 0;
         // Per side and kind: the squares its pieces reach (for safe checks; only with
         // king_danger, so that the evaluation without it does not clear the array).
         let mut reach = if self.king_danger != 0 { Some([[B::EMPTY; MAX_KINDS]; 2]) } else { None };
@@ -570,6 +593,11 @@ impl Evaluator {
         let (shelter_units, storm_units) =
             if self.pawn_shelter != 0 || self.pawn_storm != 0 { self.pawn_shield(pos, t) } else { (0, 0) };
         let structure = self.structure(pos) + self.in_hand(pos);
+        let space = if self.space != 0 && phase * 4 >= PHASE * 3 {
+            self.space_units(pos, &progress_attacked, &all_attacked)
+        } else {
+            0
+        };
         let (phase, full) = (phase as i64, PHASE as i64);
         // King danger, white's view, middlegame and endgame.
         let (mut danger_mg, mut danger_eg) = (0i64, 0i64);
@@ -615,7 +643,9 @@ impl Evaluator {
                 }
             }
         }
-        let white = ((mg + mob_mg + danger_mg) * phase + (eg + mob_eg + danger_eg) * (full - phase)) / full
+        let white = ((mg + mob_mg + danger_mg + space * self.space as i64 / 1600) * phase
+            + (eg + mob_eg + danger_eg) * (full - phase))
+            / full
             + mob * self.mobility as i64
             + (shelter * self.shelter as i64
                 + attack * self.king_attack as i64
@@ -866,6 +896,31 @@ impl Evaluator {
             }
         }
         units * self.connected as i64 / 4
+    }
+
+    /// Space (white's view), in units of `space / 1600` centipawns: per side, its safe
+    /// zone squares (no own `progress` piece, not attacked by an enemy one), plus those
+    /// behind an own `progress` piece that no enemy piece attacks, times (pieces − 1)².
+    fn space_units<B: Bits>(&self, pos: &Position<B>, pawn_attacks: &[B; 2], attacks: &[B; 2]) -> i64 {
+        let pawns = pos.of_kinds(self.progress);
+        let mut n = 0i64;
+        for side in Side::BOTH {
+            let s = side.index();
+            let own = pawns & pos.by_side[s];
+            let mut bonus = 0i64;
+            for &(sq, front) in &self.space_zone[s] {
+                if own.has(sq) || pawn_attacks[1 - s].has(sq) {
+                    continue;
+                }
+                bonus += 1;
+                if front.iter().any(|&f| f != usize::MAX && own.has(f)) && !attacks[1 - s].has(sq) {
+                    bonus += 1;
+                }
+            }
+            let weight = (pos.by_side[s].count() as i64 - 1).max(0);
+            n += if side == Side::White { 1 } else { -1 } * bonus * weight * weight;
+        }
+        n
     }
 
     /// The outposts (white's view): non-royal, non-`progress` pieces in the enemy half,
