@@ -58,6 +58,10 @@ const DANGER_MAX: i64 = 1_000_000;
 const DANGER_MG: i64 = 524_300;
 const DANGER_EG: i64 = 3_400;
 
+/// Space's units per centipawn at `space = 1` (Stockfish 11's `bonus × weight² / 16`,
+/// at 100 about its scale in centipawns).
+const SPACE_SCALE: i64 = 1_600;
+
 /// A kind's value as the evaluation uses it.
 fn worth(kind: &crate::variant::Kind) -> i32 {
     kind.value.clamp(-MAX_VALUE, MAX_VALUE)
@@ -125,8 +129,8 @@ pub(crate) struct Evaluator {
     outpost: i32,
     space: i32,
     /// Per side, for `space`: each square of its space zone with the (up to two)
-    /// squares in front of it on its file (`usize::MAX` off the board).
-    space_zone: [Vec<(usize, [usize; 2])>; 2],
+    /// squares in front of it on its file.
+    space_zone: [Vec<(usize, [Option<usize>; 2])>; 2],
     /// Per kind, with king_danger: the weight of an attacker of the royal ring, and the
     /// danger a safe check adds.
     danger_attack: [i32; MAX_KINDS],
@@ -215,6 +219,13 @@ fn empty_reach(v: &Variant, kind: usize, side: Side, sq: Square) -> Vec<Square> 
     out.sort();
     out.dedup();
     out
+}
+
+/// The rank of `sq` counted from `side`'s own edge (0 is White's first rank for White,
+/// the eighth on a chessboard for Black).
+#[inline]
+fn relative_rank(g: Geometry, side: Side, sq: Square) -> u8 {
+    if side == Side::White { g.rank(sq) } else { g.ranks - 1 - g.rank(sq) }
 }
 
 /// The square `sq` as `side` sees it, for the per-kind square tables: White's own index,
@@ -367,7 +378,7 @@ impl Evaluator {
                                 ((far as i32 - 1 - d) * 100 / (far as i32 - 2).max(1)).clamp(0, 100)
                             }
                             _ => {
-                                let rel = if side == Side::White { g.rank(sq) } else { g.ranks - 1 - g.rank(sq) };
+                                let rel = relative_rank(g, side, sq);
                                 (rel as i32 - 1).max(0) * 100 / (g.ranks as i32 - 2).max(1)
                             }
                         };
@@ -381,7 +392,7 @@ impl Evaluator {
                         // Central files, once the piece has left its start.
                         let file = g.file(sq) as i32;
                         let central = file.min(g.files as i32 - 1 - file);
-                        let rel = if side == Side::White { g.rank(sq) } else { g.ranks - 1 - g.rank(sq) };
+                        let rel = relative_rank(g, side, sq);
                         let left = (rel as i32 - 1).clamp(0, 2);
                         mg += w.centre * central * left * 50;
                     } else {
@@ -417,17 +428,15 @@ impl Evaluator {
         }
         // Space: the central files (all but two on each side, on boards of six files or
         // more) on the side's ranks 2 to half the board.
-        let (files, ranks) = (g.files as i32, g.ranks as i32);
-        let edge = if files >= 6 { 2 } else { 0 };
+        let edge = if g.files >= 6 { 2 } else { 0 };
         for side in Side::BOTH {
             let forward = if side == Side::White { 1 } else { -1 };
             for sq in g.squares() {
-                let (f, r) = (g.file(sq) as i32, g.rank(sq) as i32);
-                let rel = if side == Side::White { r } else { ranks - 1 - r };
-                if f < edge || f >= files - edge || rel < 1 || rel >= ranks / 2 {
+                let (f, rel) = (g.file(sq), relative_rank(g, side, sq));
+                if f < edge || f >= g.files - edge || rel < 1 || rel >= g.ranks / 2 {
                     continue;
                 }
-                let front = |n: i32| g.at(f, r + n * forward).map_or(usize::MAX, |s| s.index());
+                let front = |n: i8| g.offset(sq, (0, n * forward)).map(|s| s.index());
                 e.space_zone[side.index()].push((sq.index(), [front(1), front(2)]));
             }
         }
@@ -643,7 +652,7 @@ impl Evaluator {
                 }
             }
         }
-        let white = ((mg + mob_mg + danger_mg + space * self.space as i64 / 1600) * phase
+        let white = ((mg + mob_mg + danger_mg + space * self.space as i64 / SPACE_SCALE) * phase
             + (eg + mob_eg + danger_eg) * (full - phase))
             / full
             + mob * self.mobility as i64
@@ -898,7 +907,7 @@ impl Evaluator {
         units * self.connected as i64 / 4
     }
 
-    /// Space (white's view), in units of `space / 1600` centipawns: per side, its safe
+    /// Space (white's view), in units of `space / SPACE_SCALE` centipawns: per side, its safe
     /// zone squares (no own `progress` piece, not attacked by an enemy one), plus those
     /// behind an own `progress` piece that no enemy piece attacks, times (pieces − 1)².
     fn space_units<B: Bits>(&self, pos: &Position<B>, pawn_attacks: &[B; 2], attacks: &[B; 2]) -> i64 {
@@ -913,7 +922,7 @@ impl Evaluator {
                     continue;
                 }
                 bonus += 1;
-                if front.iter().any(|&f| f != usize::MAX && own.has(f)) && !attacks[1 - s].has(sq) {
+                if front.iter().flatten().any(|&f| own.has(f)) && !attacks[1 - s].has(sq) {
                     bonus += 1;
                 }
             }
