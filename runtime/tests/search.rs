@@ -342,7 +342,11 @@ fn ai_keys_override_the_defaults() {
             null_move: false,
             deepen: false,
             futility: 0,
+            reverse_futility_depth: 3,
+            reverse_futility: 0,
             late_move_pruning: false,
+            late_move_pruning_depth: 4,
+            move_futility_depth: 0,
             see: false,
             iir: false,
             history: false,
@@ -449,7 +453,7 @@ fn ai_problems_are_located_with_suggestions() {
         problems("[ai.levels.master]\ndepth = \"five\"\nquiesence = true\n"),
         [
             "variant.toml:3:9: `ai.levels.master.depth` must be a whole number, not the text \"five\"",
-            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir, history, continuation, improving, singular",
+            "variant.toml:4:1: unknown key `ai.levels.master.quiesence` (did you mean `quiescence`?); expected one of depth, time_ms, noise, quiescence, nodes, reductions, null_move, deepen, futility, late_move_pruning, see, iir, history, continuation, improving, singular, reverse_futility_depth, reverse_futility, late_move_pruning_depth, move_futility_depth",
         ]
     );
     assert_eq!(
@@ -1031,6 +1035,79 @@ fn pruning_shrinks_fixed_depth_trees_and_keeps_tactics() {
         load(&folder("[ai.levels.veteran]\nfutility = 150\nlate_move_pruning = true\nsee = true\niir = true\n", None));
     let l = *AiConfig::from_variant(&v).unwrap().level("veteran").unwrap();
     assert_eq!((l.futility, l.late_move_pruning, l.see, l.iir), (150, true, true, true));
+}
+
+#[test]
+fn pruning_depths_and_margins_are_set_per_level_and_prune_more_the_further_they_reach() {
+    let config = AiConfig::default();
+    let master = Level { depth: 7, deepen: false, ..*config.level("master").unwrap() };
+    // Master's defaults: reverse futility within 3 plies at `futility`'s 100 a ply, late
+    // move pruning within 4, no futility by action.
+    let get = |l: &Level| {
+        (l.reverse_futility_depth, l.reverse_futility_margin(), l.late_move_pruning_depth, l.move_futility_depth)
+    };
+    assert_eq!(get(&master), (3, 100, 4, 0));
+    // Reverse futility's own margin wins over `futility`'s; `futility = 0` is off for both.
+    assert_eq!(Level { reverse_futility: 150, ..master }.reverse_futility_margin(), 150);
+    assert_eq!(Level { futility: 0, reverse_futility: 150, ..master }.reverse_futility_margin(), 0);
+    let g = game("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+    let nodes = |l: Level| {
+        let r = g.search(&config, &l, 0, Clock::Off).unwrap();
+        assert_eq!((r.depth, r.stopped), (7, false));
+        assert_eq!(g.search(&config, &l, 0, Clock::Off).unwrap(), r, "reproducible");
+        r.nodes
+    };
+    let base = nodes(master);
+    // Reverse futility reaching further from the frontier, or cutting with a smaller
+    // margin, prunes more of the same depth-7 tree (4,681 nodes); a larger margin, or
+    // none within reach (depth 0), prunes less. Its own margin at `futility`'s value is
+    // the default.
+    let rfp = |d, m| Level { reverse_futility_depth: d, reverse_futility: m, ..master };
+    assert!(nodes(rfp(6, 0)) < base);
+    assert!(nodes(rfp(3, 60)) < base);
+    assert!(nodes(rfp(3, 300)) > base);
+    assert!(nodes(rfp(0, 0)) > base);
+    assert_eq!(nodes(rfp(3, 100)), base);
+    // Futility by move prunes more; late move pruning nearer the frontier prunes less,
+    // within none is off, and reaching further changes the tree (at a fixed depth the
+    // count may go either way: what it prunes changes the order and the bounds after).
+    assert!(nodes(Level { move_futility_depth: 6, ..master }) < base);
+    assert!(nodes(Level { late_move_pruning_depth: 2, ..master }) > base);
+    assert_eq!(
+        nodes(Level { late_move_pruning_depth: 0, ..master }),
+        nodes(Level { late_move_pruning: false, ..master })
+    );
+    assert_ne!(nodes(Level { late_move_pruning_depth: 7, ..master }), base);
+    // All four reaching further still find the mate and the hanging queen (Morphy's mate
+    // ends with a quiet check, b7#, after the rook sacrifice: futility by move, blind to
+    // checks, would skip it at every depth).
+    let bundle = Level {
+        reverse_futility_depth: 6,
+        reverse_futility: 150,
+        late_move_pruning_depth: 8,
+        move_futility_depth: 6,
+        ..Level { depth: 6, ..master }
+    };
+    keeps_tactics(&config, &bundle);
+    // Other levels carry the same defaults; TOML sets them per level.
+    assert!(config.levels.iter().all(|(_, l)| get(l) == (3, l.futility, 4, 0)));
+    let c = AiConfig::from_variant(&load(&folder(
+        "[ai.levels.master]\nreverse_futility_depth = 6\nreverse_futility = 150\nlate_move_pruning_depth = 8\nmove_futility_depth = 6\n",
+        None,
+    )))
+    .unwrap();
+    assert_eq!(get(c.level("master").unwrap()), (6, 150, 8, 6));
+    assert_eq!(get(c.level("veteran").unwrap()), (3, 0, 4, 0));
+    assert_eq!(
+        problems(
+            "[ai.levels.master]\nmove_futility_depth = 40\nreverse_futility = -5\nlate_move_pruning_depth = \"4\"\n"
+        ),
+        [
+            "variant.toml:3:23: `ai.levels.master.move_futility_depth` must be from 0 to 32, not 40",
+            "variant.toml:4:20: `ai.levels.master.reverse_futility` must be from 0 to 10000, not -5",
+            "variant.toml:5:27: `ai.levels.master.late_move_pruning_depth` must be a whole number, not the text \"4\"",
+        ]
+    );
 }
 
 /// A level switch `key` (read by `get`): master's alone by default, set per level from

@@ -65,6 +65,13 @@
 //! nodes = 0             # a node budget (0 = none): like time, but reproducible
 //! futility = 100        # futility margin, centipawns per ply left (0 = off; master 100)
 //! late_move_pruning = true  # skip late quiet actions near the frontier (master's default)
+//! reverse_futility_depth = 3  # plies from the frontier where a node whose static
+//!                       # evaluation beats beta by the margin is cut (with `futility`)
+//! reverse_futility = 0  # that margin per ply left, centipawns (0 = `futility`'s)
+//! late_move_pruning_depth = 4  # plies from the frontier where late move pruning works
+//! move_futility_depth = 0  # skip a late quiet action giving no check whose reduced
+//!                       # depth d is below this where the static evaluation + 180 +
+//!                       # 130·d is ≤ alpha (0 = off)
 //! see = true            # static exchange evaluation orders and prunes captures (master's)
 //! iir = true            # internal iterative reduction without a table move (master's)
 //! history = true        # quiet-move history with maluses and gravity; bad history
@@ -286,7 +293,7 @@ impl Default for Weights {
 
 /// How hard and how long one level of the computer player thinks. The default thinks
 /// not at all: depth 0, no budget, no noise, every refinement off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Level {
     /// Plies of full-width search (iterative deepening goes 1, 2, … up to it).
     pub depth: u32,
@@ -315,15 +322,29 @@ pub struct Level {
     /// Given a time from outside ([`Level::given_time`]), deepen past `depth` until it is
     /// spent.
     pub deepen: bool,
-    /// Futility margin in centipawns per ply left (0 = off): within 3 plies of the
-    /// frontier, off the principal variation and out of check, a node whose static
-    /// evaluation beats beta by the margin times the plies left is cut, and where it
-    /// falls that far below alpha its quiet actions that give no check are skipped.
+    /// Futility margin in centipawns per ply left (0 = off): off the principal variation
+    /// and out of check, a node within `reverse_futility_depth` plies of the frontier
+    /// whose static evaluation beats beta by the margin (or `reverse_futility`'s) times
+    /// the plies left is cut (reverse futility), and within 3 plies, where it falls that
+    /// far below alpha, its quiet actions that give no check are skipped.
     pub futility: i32,
-    /// Late move pruning: within 4 plies of the frontier, off the principal variation and
-    /// out of check, only the first `3 + depth²` actions are tried; later quiet ones
-    /// (below the killers in the order) are skipped.
+    /// How near the frontier reverse futility cuts, in plies left (default 3).
+    pub reverse_futility_depth: i32,
+    /// Reverse futility's margin per ply left, centipawns (0: `futility`'s).
+    pub reverse_futility: i32,
+    /// Late move pruning: within `late_move_pruning_depth` plies of the frontier, off the
+    /// principal variation and out of check, only the first `3 + depth²` actions are
+    /// tried (half as many plus one where the evaluation is not improving); later quiet
+    /// ones (below the killers in the order) are skipped.
     pub late_move_pruning: bool,
+    /// How near the frontier late move pruning works, in plies left (default 4).
+    pub late_move_pruning_depth: i32,
+    /// Futility by action (0 = off): off the principal variation and out of check, a
+    /// quiet action below the killers, not the first tried and giving no check, is
+    /// skipped where the depth it would be searched to after its late move reduction, d,
+    /// is below this and the static evaluation + [`MOVE_FUTILITY_BASE`] +
+    /// [`MOVE_FUTILITY_STEP`]·d is at or below alpha (Stockfish's parent-node futility).
+    pub move_futility_depth: i32,
     /// Static exchange evaluation: captures that lose material when both sides recapture
     /// with their least valuable pieces are tried after the killers, skipped by
     /// quiescence, and skipped near the frontier when they lose more than a pawn a ply.
@@ -358,7 +379,50 @@ pub struct Level {
     pub singular: bool,
 }
 
+/// Futility by action ([`Level::move_futility_depth`]): the margin at depth 0 and its
+/// growth per ply, centipawns.
+pub const MOVE_FUTILITY_BASE: i32 = 180;
+pub const MOVE_FUTILITY_STEP: i32 = 130;
+
+impl Default for Level {
+    /// No thinking: depth 0, no budget, no noise, every refinement off (their depths at
+    /// the values master uses).
+    fn default() -> Self {
+        Level {
+            depth: 0,
+            time_ms: 0,
+            noise: 0,
+            quiescence: false,
+            nodes: 0,
+            reductions: false,
+            null_move: false,
+            deepen: false,
+            futility: 0,
+            reverse_futility_depth: 3,
+            reverse_futility: 0,
+            late_move_pruning: false,
+            late_move_pruning_depth: 4,
+            move_futility_depth: 0,
+            see: false,
+            iir: false,
+            history: false,
+            continuation: false,
+            improving: false,
+            singular: false,
+        }
+    }
+}
+
 impl Level {
+    /// Reverse futility's margin per ply left (0: off).
+    pub fn reverse_futility_margin(&self) -> i32 {
+        match (self.futility, self.reverse_futility) {
+            (0, _) => 0,
+            (f, 0) => f,
+            (_, r) => r,
+        }
+    }
+
     /// The level for a search given a time for the move (a movetime, a game clock's
     /// share): with `deepen`, `depth` no longer caps it and it deepens until the time
     /// is spent; without, it is unchanged.
@@ -455,6 +519,9 @@ impl Default for AiConfig {
     }
 }
 
+/// The deepest a pruning depth may be set (`reverse_futility_depth`, …).
+const MAX_PRUNING_DEPTH: i64 = 32;
+
 /// The names of the weights, as `[ai]` spells them (in [`Weights::get`]'s order).
 pub const WEIGHT_KEYS: [&str; 29] = [
     "material",
@@ -487,7 +554,7 @@ pub const WEIGHT_KEYS: [&str; 29] = [
     "outpost",
     "space",
 ];
-const LEVEL_KEYS: [&str; 16] = [
+const LEVEL_KEYS: [&str; 20] = [
     "depth",
     "time_ms",
     "noise",
@@ -504,6 +571,10 @@ const LEVEL_KEYS: [&str; 16] = [
     "continuation",
     "improving",
     "singular",
+    "reverse_futility_depth",
+    "reverse_futility",
+    "late_move_pruning_depth",
+    "move_futility_depth",
 ];
 
 impl AiConfig {
@@ -783,9 +854,19 @@ impl Cx<'_> {
                             level.nodes = n as u64;
                         }
                     }
-                    "futility" => {
+                    "futility" | "reverse_futility" => {
                         if let Some(n) = self.int(&p, value, 0, 10_000) {
-                            level.futility = n as i32;
+                            *if key == "futility" { &mut level.futility } else { &mut level.reverse_futility } =
+                                n as i32;
+                        }
+                    }
+                    "reverse_futility_depth" | "late_move_pruning_depth" | "move_futility_depth" => {
+                        if let Some(n) = self.int(&p, value, 0, MAX_PRUNING_DEPTH) {
+                            *match key.as_str() {
+                                "reverse_futility_depth" => &mut level.reverse_futility_depth,
+                                "late_move_pruning_depth" => &mut level.late_move_pruning_depth,
+                                _ => &mut level.move_futility_depth,
+                            } = n as i32;
                         }
                     }
                     "quiescence" | "reductions" | "null_move" | "deepen" | "late_move_pruning" | "see" | "iir"

@@ -19,7 +19,7 @@ use crate::piece::Side;
 use crate::rng::Rng;
 use crate::variant::Verdict;
 
-use super::config::Level;
+use super::config::{Level, MOVE_FUTILITY_BASE, MOVE_FUTILITY_STEP};
 use super::tt::{Best, Bound, Entry, Table};
 use super::{Backend, SearchResult};
 
@@ -39,10 +39,9 @@ const ASPIRATION: i32 = 40;
 const MAX_QUIESCENCE: usize = 10;
 /// Quiescence searches every evasion from a check only this many plies past the depth.
 const QUIESCENCE_EVASIONS: usize = 4;
-/// Futility pruning (both ways) and SEE pruning of captures work this near the frontier.
+/// Futility pruning of quiet actions and SEE pruning of captures work this near the
+/// frontier (reverse futility and late move pruning as near as the level says).
 const FUTILITY_DEPTH: i32 = 3;
-/// Late move pruning works this near the frontier.
-const LMP_DEPTH: i32 = 4;
 /// Internal iterative reduction works from this depth.
 const IIR_DEPTH: i32 = 4;
 /// Captures losing more than this per ply left (by SEE) are pruned near the frontier.
@@ -740,11 +739,12 @@ impl<N: Node> Search<'_, N> {
         // Reverse futility: at a frontier node whose static evaluation beats beta by a
         // margin per ply left (a ply fewer when improving), the opponent is not expected
         // to catch up.
+        let margin = level.reverse_futility_margin();
         if let Some(e) = eval
-            && level.futility > 0
-            && depth <= FUTILITY_DEPTH
+            && margin > 0
+            && depth <= level.reverse_futility_depth
             && beta.abs() < MATE_BOUND
-            && e - level.futility * (depth - (level.improving && improving) as i32) >= beta
+            && e - margin * (depth - (level.improving && improving) as i32) >= beta
         {
             return e;
         }
@@ -837,7 +837,7 @@ impl<N: Node> Search<'_, N> {
             && eval.is_some_and(|e| e + level.futility * depth <= alpha);
         // Late move pruning: near the frontier, off the PV, only the first quiet actions
         // in the order are tried (half as many where the evaluation is not improving).
-        let lmp = if level.late_move_pruning && !pv_node && !in_check && depth <= LMP_DEPTH {
+        let lmp = if level.late_move_pruning && !pv_node && !in_check && depth <= level.late_move_pruning_depth {
             let n = (3 + depth * depth) as usize;
             if improving { n } else { n / 2 + 1 }
         } else {
@@ -890,11 +890,24 @@ impl<N: Node> Search<'_, N> {
             let late = level.reductions && searched >= 3 && below_killers && quiet;
             let stat = if late && level.history { self.quiet_stat(a, key, ply) } else { 0 };
             self.moved[ply + 1] = Some(key);
+            // Futility by action: a late quiet action that, searched to its reduced
+            // depth, is not expected to lift the static evaluation up to alpha (unless
+            // it gives check, seen once it is made).
+            let move_futile = level.move_futility_depth > 0
+                && searched > 0
+                && best > -MATE_BOUND
+                && quiet
+                && below_killers
+                && !in_check
+                && eval.is_some_and(|e| {
+                    let d = depth - 1 - self.lmr[(depth as usize).min(63)][(searched + 1).min(63)] as i32;
+                    d < level.move_futility_depth && e + MOVE_FUTILITY_BASE + MOVE_FUTILITY_STEP * d.max(0) <= alpha
+                });
             if !self.node.make(a) {
                 continue;
             }
-            let gives_check = (futile || late) && self.node.in_check();
-            if futile && quiet && searched > 0 && !gives_check && best > -MATE_BOUND {
+            let gives_check = (futile || late || move_futile) && self.node.in_check();
+            if (futile || move_futile) && quiet && searched > 0 && !gives_check && best > -MATE_BOUND {
                 self.node.unmake();
                 continue;
             }
