@@ -645,6 +645,13 @@ impl<N: Node> Search<'_, N> {
         !promotes(a) && self.node.captures(a).is_none()
     }
 
+    /// The late move reduction (from the table) of the action tried after `searched`
+    /// others at `depth`, before the node's adjustments.
+    #[inline]
+    fn reduction(&self, depth: i32, searched: usize) -> i32 {
+        self.lmr[(depth as usize).min(63)][(searched + 1).min(63)] as i32
+    }
+
     /// Moves the best remaining action (by score) to index `i`.
     fn pick(list: &mut [Action], scores: &mut [i32], i: usize) {
         let mut best = i;
@@ -900,7 +907,7 @@ impl<N: Node> Search<'_, N> {
                 && below_killers
                 && !in_check
                 && eval.is_some_and(|e| {
-                    let d = depth - 1 - self.lmr[(depth as usize).min(63)][(searched + 1).min(63)] as i32;
+                    let d = depth - 1 - self.reduction(depth, searched);
                     d < level.move_futility_depth && e + MOVE_FUTILITY_BASE + MOVE_FUTILITY_STEP * d.max(0) <= alpha
                 });
             if !self.node.make(a) {
@@ -920,7 +927,7 @@ impl<N: Node> Search<'_, N> {
                 // A late quiet action (below the killers in the order), neither out of
                 // nor into check, is tried shallower first.
                 let r = if late && depth >= 3 && !in_check && !gives_check {
-                    let mut r = self.lmr[(depth as usize).min(63)][(searched + 1).min(63)] as i32 - pv_node as i32;
+                    let mut r = self.reduction(depth, searched) - pv_node as i32;
                     // One ply more for an action whose history is bad; with continuation,
                     // one less or more per HISTORY_MAX of the figures' sum beyond that.
                     if stat < 0 {
