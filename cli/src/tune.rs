@@ -7,7 +7,9 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use varia::rng::Rng;
 use varia::search::tune::{self, Param, Sample};
@@ -51,6 +53,10 @@ pub struct TuneArgs {
     /// The seed of the self-play games.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Self-play games played at once (default: one per core); the positions do not
+    /// depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
     /// Passes over the parameters, at most.
     #[arg(long, default_value_t = 12)]
     passes: usize,
@@ -159,35 +165,80 @@ pub fn run(args: TuneArgs) -> Result<(), Fail> {
 }
 
 /// Positions from seeded self-play: `random_plies` random actions, then the level's.
+/// Games are played on `--jobs` threads; each is seeded by its number and the positions
+/// are gathered in game order, so the result does not depend on the threads.
 fn positions(v: &Arc<Variant>, config: &AiConfig, args: &TuneArgs) -> Result<Vec<String>, Fail> {
     let level = *config.level(&args.level).map_err(Fail)?;
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let games = usize::try_from(args.games).map_err(|_| Fail(format!("--games {} is too many", args.games)))?;
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Vec<String>, Fail>>>> = Mutex::new((0..games).map(|_| None).collect());
+    let t = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(games.max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= games {
+                        break;
+                    }
+                    let one = game_positions(v, config, &level, args, g as u64);
+                    let failed = one.is_err();
+                    results.lock().unwrap_or_else(|e| e.into_inner())[g] = Some(one);
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n % 25 == 0 || n == games {
+                        eprintln!("self-play: {n}/{games} games ({:.0} s)", t.elapsed().as_secs_f64());
+                    }
+                    if failed {
+                        // Stop handing out games: the first failure is reported.
+                        next.store(games, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
     let mut seen = HashSet::new();
     let mut fens = Vec::new();
-    for g in 0..args.games {
-        let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(g);
-        let mut rng = Rng::new(seed);
-        let mut game = Game::new(v.clone());
-        for ply in 0..args.max_plies {
-            if game.outcome().is_some() {
-                break;
+    for one in results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten() {
+        for fen in one? {
+            if seen.insert(fen.clone()) {
+                fens.push(fen);
             }
-            let legal = game.legal_actions();
-            if legal.is_empty() {
-                break;
-            }
-            if ply >= args.random_plies && (ply - args.random_plies) % args.every == 0 {
-                let fen = game.fen();
-                if seen.insert(fen.clone()) {
-                    fens.push(fen);
-                }
-            }
-            let action = if ply < args.random_plies {
-                legal[rng.below(legal.len() as u64) as usize]
-            } else {
-                game.search(config, &level, rng.next_u64(), Clock::Off).map_err(|e| Fail(e.to_string()))?.action
-            };
-            game.apply(action).map_err(|e| Fail(e.to_string()))?;
         }
+    }
+    Ok(fens)
+}
+
+/// The positions one self-play game (number `g`) gives.
+fn game_positions(
+    v: &Arc<Variant>,
+    config: &AiConfig,
+    level: &varia::search::Level,
+    args: &TuneArgs,
+    g: u64,
+) -> Result<Vec<String>, Fail> {
+    let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(g);
+    let mut rng = Rng::new(seed);
+    let mut game = Game::new(v.clone());
+    let mut fens = Vec::new();
+    for ply in 0..args.max_plies {
+        if game.outcome().is_some() {
+            break;
+        }
+        let legal = game.legal_actions();
+        if legal.is_empty() {
+            break;
+        }
+        if ply >= args.random_plies && (ply - args.random_plies) % args.every == 0 {
+            fens.push(game.fen());
+        }
+        let action = if ply < args.random_plies {
+            legal[rng.below(legal.len() as u64) as usize]
+        } else {
+            game.search(config, level, rng.next_u64(), Clock::Off).map_err(|e| Fail(e.to_string()))?.action
+        };
+        game.apply(action).map_err(|e| Fail(e.to_string()))?;
     }
     Ok(fens)
 }
@@ -199,7 +250,11 @@ fn label(v: &Arc<Variant>, fens: &[String], args: &TuneArgs) -> Result<Vec<Sampl
     oracle.set_variant(v)?;
     oracle.new_game()?;
     let mut out = Vec::new();
-    for fen in fens {
+    let t = Instant::now();
+    for (i, fen) in fens.iter().enumerate() {
+        if (i + 1) % 2000 == 0 {
+            eprintln!("scored {}/{} ({:.0} s)", i + 1, fens.len(), t.elapsed().as_secs_f64());
+        }
         let score = oracle.score_at_depth(fen, args.depth).map_err(|e| {
             Fail(match e {
                 UciFailure::Time => format!("the oracle gave no answer for {fen}"),
