@@ -359,3 +359,46 @@ fn pieces_toml(v: &Variant, pieces: &[varia::search::config::PieceTerms]) -> Str
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        tune: TuneArgs,
+    }
+
+    fn args(jobs: usize) -> TuneArgs {
+        let jobs = jobs.to_string();
+        let argv = ["tune", "standard", "--data", "unused.tsv", "--games", "5", "--max-plies", "24"];
+        Cli::try_parse_from(argv.iter().copied().chain(["--random-plies", "4", "--every", "2", "--jobs", &jobs]))
+            .map(|c| c.tune)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn self_play_positions_do_not_depend_on_the_threads() {
+        let one = args(1);
+        let v = one.variant.load().unwrap_or_else(|e| panic!("{}", e.0));
+        let config = AiConfig::from_variant(&v).unwrap_or_else(|_| panic!("standard's [ai]"));
+        // The games one by one, in order, duplicates left out: what the file holds.
+        let level = *config.level("novice").unwrap_or_else(|e| panic!("{e}"));
+        let mut expected = Vec::new();
+        for g in 0..5 {
+            for fen in game_positions(&v, &config, &level, &one, g).unwrap_or_else(|e| panic!("{}", e.0)) {
+                if !expected.contains(&fen) {
+                    expected.push(fen);
+                }
+            }
+        }
+        // 5 games, positions from ply 4 on every second ply, up to 24 plies: at most 50.
+        assert!(expected.len() > 20 && expected.len() <= 50, "{}", expected.len());
+        for jobs in [1, 2, 3, 8] {
+            let got = positions(&v, &config, &args(jobs)).unwrap_or_else(|e| panic!("{}", e.0));
+            assert_eq!(got, expected, "--jobs {jobs}");
+        }
+    }
+}
