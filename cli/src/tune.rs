@@ -173,7 +173,7 @@ fn positions(v: &Arc<Variant>, config: &AiConfig, args: &TuneArgs) -> Result<Vec
     let games = usize::try_from(args.games).map_err(|_| Fail(format!("--games {} is too many", args.games)))?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Vec<String>, Fail>>>> = Mutex::new((0..games).map(|_| None).collect());
+    let results: Mutex<Vec<Option<GamePositions>>> = Mutex::new((0..games).map(|_| None).collect());
     let t = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(games.max(1)) {
@@ -210,6 +210,9 @@ fn positions(v: &Arc<Variant>, config: &AiConfig, args: &TuneArgs) -> Result<Vec
     Ok(fens)
 }
 
+/// What one self-play game gives: its positions, or why it failed.
+type GamePositions = Result<Vec<String>, Fail>;
+
 /// The positions one self-play game (number `g`) gives.
 fn game_positions(
     v: &Arc<Variant>,
@@ -217,7 +220,7 @@ fn game_positions(
     level: &varia::search::Level,
     args: &TuneArgs,
     g: u64,
-) -> Result<Vec<String>, Fail> {
+) -> GamePositions {
     let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(g);
     let mut rng = Rng::new(seed);
     let mut game = Game::new(v.clone());
