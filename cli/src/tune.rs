@@ -7,10 +7,11 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use rayon::prelude::*;
 use varia::rng::Rng;
 use varia::search::tune::{self, Param, Sample};
 use varia::search::{AiConfig, Clock};
@@ -165,53 +166,34 @@ pub fn run(args: TuneArgs) -> Result<(), Fail> {
 }
 
 /// Positions from seeded self-play: `random_plies` random actions, then the level's.
-/// Games are played on `--jobs` threads; each is seeded by its number and the positions
-/// are gathered in game order, so the result does not depend on the threads.
+/// Games are played on `--jobs` threads (as the balance lab plays its batches); each is
+/// seeded by its number and the positions are gathered in game order, so the result
+/// does not depend on the threads.
 fn positions(v: &Arc<Variant>, config: &AiConfig, args: &TuneArgs) -> Result<Vec<String>, Fail> {
     let level = *config.level(&args.level).map_err(Fail)?;
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let games = usize::try_from(args.games).map_err(|_| Fail(format!("--games {} is too many", args.games)))?;
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<GamePositions>>> = Mutex::new((0..games).map(|_| None).collect());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| Fail(format!("cannot start {jobs} threads: {e}")))?;
+    let done = AtomicU64::new(0);
     let t = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(games.max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let g = next.fetch_add(1, Ordering::Relaxed);
-                    if g >= games {
-                        break;
-                    }
-                    let one = game_positions(v, config, &level, args, g as u64);
-                    let failed = one.is_err();
-                    results.lock().unwrap_or_else(|e| e.into_inner())[g] = Some(one);
-                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n % 25 == 0 || n == games {
-                        eprintln!("self-play: {n}/{games} games ({:.0} s)", t.elapsed().as_secs_f64());
-                    }
-                    if failed {
-                        // Stop handing out games: the first failure is reported.
-                        next.store(games, Ordering::Relaxed);
-                    }
+    let games: Vec<Vec<String>> = pool.install(|| {
+        (0..args.games)
+            .into_par_iter()
+            .map(|g| {
+                let one = game_positions(v, config, &level, args, g);
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if n % 25 == 0 || n == args.games {
+                    eprintln!("self-play: {n}/{} games ({:.0} s)", args.games, t.elapsed().as_secs_f64());
                 }
-            });
-        }
-    });
+                one
+            })
+            .collect::<Result<_, Fail>>()
+    })?;
     let mut seen = HashSet::new();
-    let mut fens = Vec::new();
-    for one in results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten() {
-        for fen in one? {
-            if seen.insert(fen.clone()) {
-                fens.push(fen);
-            }
-        }
-    }
-    Ok(fens)
+    Ok(games.into_iter().flatten().filter(|fen| seen.insert(fen.clone())).collect())
 }
-
-/// What one self-play game gives: its positions, or why it failed.
-type GamePositions = Result<Vec<String>, Fail>;
 
 /// The positions one self-play game (number `g`) gives.
 fn game_positions(
@@ -220,7 +202,7 @@ fn game_positions(
     level: &varia::search::Level,
     args: &TuneArgs,
     g: u64,
-) -> GamePositions {
+) -> Result<Vec<String>, Fail> {
     let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(g);
     let mut rng = Rng::new(seed);
     let mut game = Game::new(v.clone());
