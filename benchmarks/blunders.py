@@ -22,6 +22,8 @@ import re
 import subprocess
 import sys
 
+from swings import games as pgn_games
+
 FSF = "/usr/games/fairy-stockfish"
 MATE = 10_000
 
@@ -75,23 +77,21 @@ def main() -> None:
     ap.add_argument("--json", help="write every move's line here (JSON lines)")
     a = ap.parse_args()
 
-    games = open(a.pgn, encoding="utf-8").read().split("[Event ")[1:]
+    games = list(pgn_games(open(a.pgn, encoding="utf-8").read()))
     if a.games:
         games = games[: a.games]
-    tag = re.search(r'\[Variant "(.*?)"\]', games[0]) if games else None
-    fsf_variant = "chess" if tag is None or tag.group(1).lower() == "standard" else tag.group(1).lower()
+    tag = games[0][0].get("Variant", "standard").lower() if games else "standard"
+    fsf_variant = "chess" if tag == "standard" else tag
     oracle = Oracle(fsf_variant, a.depth)
     out = open(a.json, "w", encoding="utf-8") if a.json else None
     rows = []
-    for gi, text in enumerate(games, 1):
-        varia_white = '[White "varia' in text
+    for gi, (tags, comments) in enumerate(games, 1):
+        varia_white = tags.get("White", "").startswith("varia")
         replay = subprocess.run(
             [a.varia, "replay", a.variant, "--pgn", a.pgn, "--game", str(gi), "--json"],
             capture_output=True, text=True, check=True,
         )
         moves = [m.replace("-", "").replace("=", "").lower() for m in json.loads(replay.stdout)["history"]["moves"]]
-        body = text.split("\n\n", 1)[1] if "\n\n" in text else ""
-        comments = re.findall(r"\{([^}]*)\}", body)
         oracle.send("ucinewgame")
         before = oracle.score([])
         for i, move in enumerate(moves):

@@ -32,12 +32,14 @@ def score(comment: str):
 
 
 def games(text: str):
+    """Each finished game of a PGN, in file order: its tags and its move comments (one per
+    ply, as `varia match` writes them). Also read by blunders.py."""
     for block in re.split(r"\n(?=\[Event )", text):
         tags = dict(re.findall(r'^\[(\w+) "([^"]*)"\]', block, re.M))
         if "Result" not in tags:
             continue
         body = block[block.rfind("]\n") + 2 :] if "]\n" in block else block
-        yield tags, [score(c) for c in COMMENT.findall(body)]
+        yield tags, COMMENT.findall(body)
 
 
 def main() -> int:
@@ -56,7 +58,8 @@ def main() -> int:
     behind = {"saved": 0, "lost": 0}
     turned = []
     n = 0
-    for number, (tags, scores) in enumerate(games(text), 1):
+    for number, (tags, comments) in enumerate(games(text), 1):
+        scores = [score(c) for c in comments]
         white = tags.get("White", "").startswith(a.player)
         if not white and not tags.get("Black", "").startswith(a.player):
             continue
